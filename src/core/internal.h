@@ -1,0 +1,108 @@
+/* Internal declarations shared by the core and the backends. Not installed. */
+#ifndef TALLY_INTERNAL_H
+#define TALLY_INTERNAL_H
+
+#include "tally.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#define TALLY_ERRMSG_MAX 1024
+
+#if defined(__GNUC__)
+#define TALLY_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TALLY_PRINTF(f, a)
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+/* Record a failure: on ctx when given, else in this thread's context-less slot.
+ * Returns s so callers can write `return tally__fail(ctx, TALLY_EINVAL, "...")`. */
+tally_status tally__fail(const tally_context *ctx, tally_status s, const char *fmt, ...)
+    TALLY_PRINTF(3, 4);
+void tally__clear_error(const tally_context *ctx);
+
+/* ---------------------------------------------------------------- tables */
+
+typedef enum {
+  TALLY__KIND_BOOL,
+  TALLY__KIND_SINT,
+  TALLY__KIND_UINT,
+  TALLY__KIND_FLOAT
+} tally__kind;
+
+tally__kind tally__dtype_kind(tally_dtype t);
+bool tally__dtype_valid(tally_dtype t);
+bool tally__op_valid(tally_op op);
+/* Ops whose result on empty input is an error rather than an identity. */
+bool tally__op_needs_nonempty(tally_op op);
+/* Ops that read a second input (DOT, AFFINE). */
+bool tally__op_binary(tally_op op);
+
+/* ---------------------------------------------------------------- validated problems */
+
+/* A validated reduction: the input as slices, each slice a 1-D strided run or (for
+ * axis -1 over a non-contiguous 2-D array) a row-major walk of a 2-D layout. */
+typedef struct {
+  tally_op op;
+  tally_dtype dtype;   /* input dtype */
+  tally_dtype rdtype;  /* result dtype */
+  int width;           /* results per slice */
+  tally_options opt;
+  /* Logical layout of one slice: rows × cols with strides (elements). A 1-D slice has
+   * rows = 1. Slices start at base + k * slice_stride (elements). */
+  int64_t nslices;
+  int64_t rows, cols;      /* of one slice (for segments: rows = 1, cols varies) */
+  int64_t n;               /* elements per slice: rows * cols */
+  /* Strides in elements of in [0] and in2 [1]: between slices, rows and columns. */
+  int64_t slice_stride[2], rstride[2], cstride[2];
+  const int64_t *offsets;  /* segmented: nslices + 1 offsets into a 1-D input, else NULL */
+} tally__problem;
+
+typedef struct tally__backend tally__backend;
+
+/* Every backend's context starts with this header. */
+struct tally_context {
+  const tally__backend *backend;
+  char errmsg[TALLY_ERRMSG_MAX];
+  char device[64];
+};
+
+/* One vtable per backend, at the level of whole algorithms. */
+struct tally__backend {
+  const char *name;
+  /* Open from the part of the device string after "name" (e.g. ":threads=2"). */
+  tally_status (*open)(const char *args, tally_context **ctx);
+  void (*close)(tally_context *ctx);
+  tally_status (*describe)(const tally_context *ctx, tally_context_info *info);
+  const char *(*variant_name)(const tally_context *ctx, int i);
+  /* Check that the backend can run this problem (variant known, op supported). */
+  tally_status (*check)(tally_context *ctx, const tally__problem *p);
+  /* Scratch bytes a run of p needs (plan workspace). */
+  size_t (*workspace_size)(const tally_context *ctx, const tally__problem *p);
+  /* Run a validated problem; ws is NULL (backend scratch) or workspace_size bytes. */
+  /* Result w of slice k goes to out + k*out_s0 + w*out_s1 (elements of p->rdtype). */
+  tally_status (*reduce)(tally_context *ctx, const tally__problem *p, const void *in,
+                         const void *in2, void *out, int64_t out_s0, int64_t out_s1,
+                         void *ws);
+  tally_status (*reduce_user)(tally_context *ctx, const tally_user_op *uop, const void *data,
+                              int64_t n, int64_t stride, void *out);
+  /* Enumerate devices of this backend (may report none, with why). */
+  int (*devices)(tally_device_info *list, int capacity);
+};
+
+extern const tally__backend tally__cpu_backend;
+
+/* Validate (op, in, in2, out, opt, offsets) into a problem. Data pointers may be NULL
+ * when check_data is false (plans). */
+tally_status tally__validate(tally_context *ctx, tally_op op, const tally_array *in,
+                             const tally_array *in2, const tally_array *out,
+                             const tally_options *opt, const int64_t *offsets,
+                             int64_t nsegments, bool check_data, tally__problem *p);
+
+/* Element strides of a validated out array: slice k, value w at k*s0 + w*s1. */
+void tally__out_strides(const tally__problem *p, const tally_array *out, int64_t *s0,
+                        int64_t *s1);
+
+#endif
