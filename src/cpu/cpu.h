@@ -1,0 +1,59 @@
+/* The CPU backend's private declarations. */
+#ifndef TALLY_CPU_H
+#define TALLY_CPU_H
+
+#include "core/internal.h"
+#include "part.h"
+#include "pool.h"
+
+typedef enum { TALLY__ISA_SCALAR, TALLY__ISA_AVX2, TALLY__ISA_AVX512, TALLY__ISA_COUNT_ } tally__isa;
+
+typedef const tally__kernel tally__kernel_table[TALLY__FAM_COUNT_][TALLY_DTYPE_COUNT_];
+extern tally__kernel_table tally__cpu_kernels_scalar, tally__cpu_kernels_avx2,
+    tally__cpu_kernels_avx512;
+
+const char *tally__isa_name(tally__isa isa);
+/* The best ISA this CPU and OS support. */
+tally__isa tally__isa_detect(void);
+/* Parse "scalar", "avx2", "avx512"; -1 if unknown. */
+int tally__isa_parse(const char *name);
+/* The CPU's model name, e.g. from /proc/cpuinfo; "" if unknown. */
+void tally__cpu_model(char *buf, size_t len);
+
+typedef enum { TALLY__VAR_BEST, TALLY__VAR_SEQUENTIAL, TALLY__VAR_NAIVE } tally__variant;
+
+typedef struct {
+  tally_context base; /* must be first */
+  tally__pool *pool;
+  int threads;
+  tally__isa isa;
+  const tally__kernel (*kernels)[TALLY_DTYPE_COUNT_];
+  int64_t parallel_bytes; /* below this many input bytes, one thread */
+  void *scratch;          /* chunk parts for tally_reduce, grown on demand */
+  size_t scratch_bytes;
+} tally__cpu_ctx;
+
+/* The driver (reduce.c): run a validated problem with the best variant. */
+tally_status tally__cpu_reduce(tally_context *ctx, const tally__problem *p, const void *in,
+                               const void *in2, void *out, int64_t out_s0, int64_t out_s1,
+                               void *ws);
+size_t tally__cpu_workspace_size(const tally_context *ctx, const tally__problem *p);
+
+/* The sequential and naive variants (sequential.c): one slice, in index order. */
+tally_status tally__cpu_reduce_simple(tally_context *ctx, const tally__problem *p,
+                                      tally__variant v, const void *in, const void *in2,
+                                      void *out, int64_t out_s0, int64_t out_s1);
+bool tally__naive_supports(tally_op op, tally_dtype dt);
+
+/* User-defined reductions (user.c). */
+tally_status tally__cpu_reduce_user(tally_context *ctx, const tally_user_op *uop,
+                                    const void *data, int64_t n, int64_t stride, void *out);
+
+/* Shared by the variants: write result values and finalize. */
+void tally__store_f64(tally_dtype rd, void *out, int64_t at, double v);
+void tally__store_i64(tally_dtype rd, void *out, int64_t at, int64_t v);
+/* Decode a sort key of input dtype dt into out[at] (same dtype). */
+void tally__store_key(tally_dtype dt, void *out, int64_t at, int64_t key);
+void tally__store_nan(tally_dtype rd, void *out, int64_t at);
+
+#endif

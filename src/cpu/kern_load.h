@@ -1,0 +1,226 @@
+/* Vector types and element loaders for the CPU kernels.
+ *
+ * The kernels use GCC vector extensions with a fixed number of lanes (8 doubles or
+ * 64-bit integers, 16 floats or 32-bit integers per vector) whatever the ISA: the
+ * compiler maps a 64-byte vector onto one AVX-512 register, two AVX2 registers or four
+ * SSE2 registers. Lanes, and so rounding, are the same under every ISA.
+ *
+ * Loaders read 8 or 16 consecutive elements (stride s; s == 1 becomes one vector load
+ * once inlined) and convert them to the working type. */
+#ifndef TALLY_CPU_KERN_LOAD_H
+#define TALLY_CPU_KERN_LOAD_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "tally.h"
+
+#define AI static inline __attribute__((always_inline))
+
+typedef double vd __attribute__((vector_size(64)));   /* 8 doubles */
+typedef float vf __attribute__((vector_size(64)));    /* 16 floats */
+typedef float vf8 __attribute__((vector_size(32)));   /* 8 floats */
+typedef int64_t vl __attribute__((vector_size(64)));  /* 8 int64 */
+typedef uint64_t vul __attribute__((vector_size(64)));
+typedef int32_t vi __attribute__((vector_size(64)));  /* 16 int32 */
+typedef uint32_t vui __attribute__((vector_size(64)));
+typedef int32_t vi8 __attribute__((vector_size(32)));  /* 8 int32 */
+typedef uint32_t vui8 __attribute__((vector_size(32)));
+
+/* ------------------------------------------------------------ scalar element reads */
+
+AI uint16_t rd_u16(const void *p, int64_t i) { uint16_t v; memcpy(&v, (const char *)p + 2 * i, 2); return v; }
+
+AI float f16_to_float(uint16_t h) {
+  uint32_t em = h & 0x7fffu, u;
+  float f;
+  u = em << 13;
+  memcpy(&f, &u, 4);
+  f *= 0x1p112f; /* rebias the exponent; exact for subnormals too */
+  memcpy(&u, &f, 4);
+  if (em >= 0x7c00u) u |= 0x7f800000u;
+  u |= (uint32_t)(h & 0x8000u) << 16;
+  memcpy(&f, &u, 4);
+  return f;
+}
+AI float bf16_to_float(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; memcpy(&f, &u, 4); return f; }
+
+/* ------------------------------------------------------------ vector conversions */
+
+AI vf8 f16x8_to_vf8(const uint16_t h[8]) {
+  typedef uint16_t vh8 __attribute__((vector_size(16)));
+  vh8 hv;
+  memcpy(&hv, h, 16);
+  vui8 u = __builtin_convertvector(hv, vui8);
+  vui8 em = u & 0x7fffu;
+  vui8 bits = em << 13;
+  vf8 f;
+  memcpy(&f, &bits, 32);
+  f = f * 0x1p112f;
+  vui8 r;
+  memcpy(&r, &f, 32);
+  vui8 infnan = (vui8)(em >= 0x7c00u) & 0x7f800000u;
+  r = r | infnan | ((u & 0x8000u) << 16);
+  memcpy(&f, &r, 32);
+  return f;
+}
+
+AI vf8 bf16x8_to_vf8(const uint16_t h[8]) {
+  typedef uint16_t vh8 __attribute__((vector_size(16)));
+  vh8 hv;
+  memcpy(&hv, h, 16);
+  vui8 u = __builtin_convertvector(hv, vui8) << 16;
+  vf8 f;
+  memcpy(&f, &u, 32);
+  return f;
+}
+
+/* Gather 8 (or 16) elements of size sz at stride s into a contiguous buffer. */
+#define GATHER(buf, p, i, s, count, sz)                                          \
+  do {                                                                           \
+    for (int g_ = 0; g_ < (count); g_++)                                         \
+      memcpy((char *)(buf) + g_ * (sz), (const char *)(p) + ((i) + (int64_t)g_) * (s) * (sz), (sz)); \
+  } while (0)
+
+/* Read logical elements i..i+count-1 (element j at p + j*s*sz) into buf, contiguous. */
+#define READ_ELEMS(buf, p, i, s, count, sz)                                      \
+  do {                                                                           \
+    if ((s) == 1) memcpy((buf), (const char *)(p) + (i) * (sz), (size_t)(count) * (sz)); \
+    else GATHER(buf, p, i, s, count, sz);                                        \
+  } while (0)
+
+
+/* ------------------------------------------------------------ typed loaders */
+
+/* Does dtype dt sort by 32-bit keys (else 64-bit)? */
+#define KEY32(dt) ((dt) != TALLY_F64 && (dt) != TALLY_I64 && (dt) != TALLY_U64)
+#define IS_FLOAT(dt) ((dt) == TALLY_F16 || (dt) == TALLY_BF16 || (dt) == TALLY_F32 || (dt) == TALLY_F64)
+#define IS_UNSIGNED(dt) ((dt) == TALLY_U8 || (dt) == TALLY_U16 || (dt) == TALLY_U32 || (dt) == TALLY_U64)
+
+/* 8 elements as doubles (exact for every dtype but 64-bit integers beyond 2^53). */
+AI vd load_vd(int dt, const void *p, int64_t i, int64_t s) {
+  switch (dt) {
+  case TALLY_F64: { vd v; READ_ELEMS(&v, p, i, s, 8, 8); return v; }
+  case TALLY_F32: { vf8 v; READ_ELEMS(&v, p, i, s, 8, 4); return __builtin_convertvector(v, vd); }
+  case TALLY_F16: { uint16_t b[8]; READ_ELEMS(b, p, i, s, 8, 2); return __builtin_convertvector(f16x8_to_vf8(b), vd); }
+  case TALLY_BF16: { uint16_t b[8]; READ_ELEMS(b, p, i, s, 8, 2); return __builtin_convertvector(bf16x8_to_vf8(b), vd); }
+  case TALLY_BOOL: { typedef uint8_t v8 __attribute__((vector_size(8))); v8 b; READ_ELEMS(&b, p, i, s, 8, 1); b = (v8)(b != 0) & 1; return __builtin_convertvector(b, vd); }
+  case TALLY_I8: { typedef int8_t v8 __attribute__((vector_size(8))); v8 b; READ_ELEMS(&b, p, i, s, 8, 1); return __builtin_convertvector(b, vd); }
+  case TALLY_U8: { typedef uint8_t v8 __attribute__((vector_size(8))); v8 b; READ_ELEMS(&b, p, i, s, 8, 1); return __builtin_convertvector(b, vd); }
+  case TALLY_I16: { typedef int16_t v8 __attribute__((vector_size(16))); v8 b; READ_ELEMS(&b, p, i, s, 8, 2); return __builtin_convertvector(b, vd); }
+  case TALLY_U16: { typedef uint16_t v8 __attribute__((vector_size(16))); v8 b; READ_ELEMS(&b, p, i, s, 8, 2); return __builtin_convertvector(b, vd); }
+  case TALLY_I32: { vi8 b; READ_ELEMS(&b, p, i, s, 8, 4); return __builtin_convertvector(b, vd); }
+  case TALLY_U32: { vui8 b; READ_ELEMS(&b, p, i, s, 8, 4); return __builtin_convertvector(b, vd); }
+  case TALLY_I64: { vl b; READ_ELEMS(&b, p, i, s, 8, 8); return __builtin_convertvector(b, vd); }
+  default: { vul b; READ_ELEMS(&b, p, i, s, 8, 8); return __builtin_convertvector(b, vd); }
+  }
+}
+
+/* 16 elements of a 16/32-bit float type as floats (FAST accumulation). */
+AI vf load_vf(int dt, const void *p, int64_t i, int64_t s) {
+  if (dt == TALLY_F32) { vf v; READ_ELEMS(&v, p, i, s, 16, 4); return v; }
+  uint16_t b[16];
+  READ_ELEMS(b, p, i, s, 16, 2);
+  vf8 lo = dt == TALLY_F16 ? f16x8_to_vf8(b) : bf16x8_to_vf8(b);
+  vf8 hi = dt == TALLY_F16 ? f16x8_to_vf8(b + 8) : bf16x8_to_vf8(b + 8);
+  vf v;
+  memcpy(&v, &lo, 32);
+  memcpy((char *)&v + 32, &hi, 32);
+  return v;
+}
+
+/* 8 integer (or bool, as 0/1) elements as 64-bit lanes: sign- or zero-extended. */
+AI vl load_vl(int dt, const void *p, int64_t i, int64_t s) {
+  switch (dt) {
+  case TALLY_BOOL: { typedef uint8_t v8 __attribute__((vector_size(8))); v8 b; READ_ELEMS(&b, p, i, s, 8, 1); b = (v8)(b != 0) & 1; return __builtin_convertvector(b, vl); }
+  case TALLY_I8: { typedef int8_t v8 __attribute__((vector_size(8))); v8 b; READ_ELEMS(&b, p, i, s, 8, 1); return __builtin_convertvector(b, vl); }
+  case TALLY_U8: { typedef uint8_t v8 __attribute__((vector_size(8))); v8 b; READ_ELEMS(&b, p, i, s, 8, 1); return __builtin_convertvector(b, vl); }
+  case TALLY_I16: { typedef int16_t v8 __attribute__((vector_size(16))); v8 b; READ_ELEMS(&b, p, i, s, 8, 2); return __builtin_convertvector(b, vl); }
+  case TALLY_U16: { typedef uint16_t v8 __attribute__((vector_size(16))); v8 b; READ_ELEMS(&b, p, i, s, 8, 2); return __builtin_convertvector(b, vl); }
+  case TALLY_I32: { vi8 b; READ_ELEMS(&b, p, i, s, 8, 4); return __builtin_convertvector(b, vl); }
+  case TALLY_U32: { vui8 b; READ_ELEMS(&b, p, i, s, 8, 4); return __builtin_convertvector(b, vl); }
+  default: { vl b; READ_ELEMS(&b, p, i, s, 8, 8); return b; }
+  }
+}
+
+/* Sort keys of 32-bit-key dtypes, 16 lanes: floats by their f32 bits (−0.0 < +0.0,
+ * NaNs beyond ±Inf), u32 with its top bit flipped, the rest by value. */
+AI vi f32bits_to_key(vi b) { return b ^ ((b >> 31) & 0x7fffffff); }
+
+AI vi load_key32(int dt, const void *p, int64_t i, int64_t s) {
+  switch (dt) {
+  case TALLY_F32: { vi b; READ_ELEMS(&b, p, i, s, 16, 4); return f32bits_to_key(b); }
+  case TALLY_F16: case TALLY_BF16: { vf f = load_vf(dt, p, i, s); vi b; memcpy(&b, &f, 64); return f32bits_to_key(b); }
+  case TALLY_BOOL: { typedef uint8_t v16 __attribute__((vector_size(16))); v16 b; READ_ELEMS(&b, p, i, s, 16, 1); b = (v16)(b != 0) & 1; return __builtin_convertvector(b, vi); }
+  case TALLY_I8: { typedef int8_t v16 __attribute__((vector_size(16))); v16 b; READ_ELEMS(&b, p, i, s, 16, 1); return __builtin_convertvector(b, vi); }
+  case TALLY_U8: { typedef uint8_t v16 __attribute__((vector_size(16))); v16 b; READ_ELEMS(&b, p, i, s, 16, 1); return __builtin_convertvector(b, vi); }
+  case TALLY_I16: { typedef int16_t v16 __attribute__((vector_size(32))); v16 b; READ_ELEMS(&b, p, i, s, 16, 2); return __builtin_convertvector(b, vi); }
+  case TALLY_U16: { typedef uint16_t v16 __attribute__((vector_size(32))); v16 b; READ_ELEMS(&b, p, i, s, 16, 2); return __builtin_convertvector(b, vi); }
+  case TALLY_I32: { vi b; READ_ELEMS(&b, p, i, s, 16, 4); return b; }
+  default: /* U32 */ { vi b; READ_ELEMS(&b, p, i, s, 16, 4); return b ^ INT32_MIN; }
+  }
+}
+
+AI vl load_key64(int dt, const void *p, int64_t i, int64_t s) {
+  vl b;
+  READ_ELEMS(&b, p, i, s, 8, 8);
+  if (dt == TALLY_F64) return b ^ ((b >> 63) & INT64_MAX);
+  if (dt == TALLY_U64) return b ^ INT64_MIN;
+  return b;
+}
+
+/* The NaN test on keys: outside the keys of ±Inf. Only floats have NaN keys. */
+#define KEYS_NAN32(dt, k) (IS_FLOAT(dt) ? ((k) > (vi){0} + 0x7f800000) | ((k) < (vi){0} + (int32_t)0x807fffff) : (vi){0})
+#define KEYS_NAN64(dt, k) (IS_FLOAT(dt) ? ((k) > (vl){0} + 0x7ff0000000000000) | ((k) < (vl){0} + (int64_t)0x800fffffffffffff) : (vl){0})
+
+/* Scalar reads, for tails and sequential loops. */
+AI double rd_d(int dt, const void *p, int64_t j) {
+  switch (dt) {
+  case TALLY_F64: { double v; memcpy(&v, (const char *)p + 8 * j, 8); return v; }
+  case TALLY_F32: { float v; memcpy(&v, (const char *)p + 4 * j, 4); return v; }
+  case TALLY_F16: return f16_to_float(rd_u16(p, j));
+  case TALLY_BF16: return bf16_to_float(rd_u16(p, j));
+  case TALLY_BOOL: return ((const uint8_t *)p)[j] != 0;
+  case TALLY_I8: return ((const int8_t *)p)[j];
+  case TALLY_U8: return ((const uint8_t *)p)[j];
+  case TALLY_I16: { int16_t v; memcpy(&v, (const char *)p + 2 * j, 2); return v; }
+  case TALLY_U16: return rd_u16(p, j);
+  case TALLY_I32: { int32_t v; memcpy(&v, (const char *)p + 4 * j, 4); return v; }
+  case TALLY_U32: { uint32_t v; memcpy(&v, (const char *)p + 4 * j, 4); return v; }
+  case TALLY_I64: { int64_t v; memcpy(&v, (const char *)p + 8 * j, 8); return (double)v; }
+  default: { uint64_t v; memcpy(&v, (const char *)p + 8 * j, 8); return (double)v; }
+  }
+}
+
+AI int64_t rd_l(int dt, const void *p, int64_t j) {
+  switch (dt) {
+  case TALLY_BOOL: return ((const uint8_t *)p)[j] != 0;
+  case TALLY_I8: return ((const int8_t *)p)[j];
+  case TALLY_U8: return ((const uint8_t *)p)[j];
+  case TALLY_I16: { int16_t v; memcpy(&v, (const char *)p + 2 * j, 2); return v; }
+  case TALLY_U16: return rd_u16(p, j);
+  case TALLY_I32: { int32_t v; memcpy(&v, (const char *)p + 4 * j, 4); return v; }
+  case TALLY_U32: { uint32_t v; memcpy(&v, (const char *)p + 4 * j, 4); return v; }
+  default: { int64_t v; memcpy(&v, (const char *)p + 8 * j, 8); return v; }
+  }
+}
+
+AI float rd_f(int dt, const void *p, int64_t j) {
+  if (dt == TALLY_F32) { float v; memcpy(&v, (const char *)p + 4 * j, 4); return v; }
+  return dt == TALLY_F16 ? f16_to_float(rd_u16(p, j)) : bf16_to_float(rd_u16(p, j));
+}
+
+AI int64_t rd_key(int dt, const void *p, int64_t j) {
+  if (dt == TALLY_F64) { int64_t b; memcpy(&b, (const char *)p + 8 * j, 8); return b ^ ((b >> 63) & INT64_MAX); }
+  if (dt == TALLY_F32 || dt == TALLY_F16 || dt == TALLY_BF16) {
+    float f = rd_f(dt, p, j);
+    int32_t b;
+    memcpy(&b, &f, 4);
+    return b ^ ((b >> 31) & 0x7fffffff);
+  }
+  if (dt == TALLY_U32) return (int32_t)((uint32_t)rd_l(dt, p, j) ^ 0x80000000u);
+  if (dt == TALLY_U64) return rd_l(dt, p, j) ^ INT64_MIN;
+  return rd_l(dt, p, j);
+}
+
+#endif

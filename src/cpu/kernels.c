@@ -1,0 +1,686 @@
+/* The CPU kernels, compiled once per ISA (TALLY_ISA = scalar, avx2, avx512) from this one
+ * source with that ISA's flags; the backend picks a set at run time.
+ *
+ * Each kernel reduces at most one chunk (TALLY__CHUNK elements) into fixed lanes, folds
+ * the lanes in a fixed order and merges the result into the caller's part. Lanes are GCC
+ * vectors of a fixed width (see kern_load.h), so the arithmetic, and the rounding, are the
+ * same under every ISA. Every body is an always-inline function of a constant dtype and
+ * constant flags: the instantiations below get one specialised loop each.
+ *
+ * Element j of a run is at x + j*sx elements. The tail of a run (fewer elements than
+ * one step of the vector loop) goes into the same lanes one element at a time, so a
+ * strided run rounds exactly as a contiguous one. */
+#include "kern_load.h"
+#include "part.h"
+
+#ifndef TALLY_ISA
+#define TALLY_ISA scalar
+#endif
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+#define KARGS tally__part *acc, const void *x, const void *y, int64_t sx, int64_t sy, \
+              int64_t n, int64_t idx0, const tally__kparams *kp
+
+/* ------------------------------------------------------------ folds (fixed trees) */
+
+AI double fold_vd(vd v) { return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7])); }
+AI float fold_vf(vf v) {
+  float a = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+  float b = ((v[8] + v[9]) + (v[10] + v[11])) + ((v[12] + v[13]) + (v[14] + v[15]));
+  return a + b;
+}
+AI vd tree8_vd(const vd a[8]) { return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])); }
+AI vf tree8_vf(const vf a[8]) { return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])); }
+
+AI vd mask_nan_vd(vd v, vd fill) { vl m = v == v; return (vd)(((vl)v & m) | ((vl)fill & ~m)); }
+AI vf mask_nan_vf(vf v, vf fill) { vi m = v == v; return (vf)(((vi)v & m) | ((vi)fill & ~m)); }
+
+/* ------------------------------------------------------------ SUM */
+
+/* Floats, DEFAULT: 16/32-bit floats in 64 f64 lanes (8 vectors, enough independent adds
+ * to hide the add latency); f64 in 32 TwoSum-compensated lanes. FAST: native lanes. */
+AI void sum_float(int dt, int fast, int ign, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_SUM, 0);
+  int64_t i = 0, cnt = 0;
+  if (dt == TALLY_F64 && !fast) {
+    vd s[4] = {0}, c[4] = {0};
+    vl nn = {0};
+    for (; i + 32 <= n; i += 32)
+      for (int k = 0; k < 4; k++) {
+        vd v = load_vd(dt, x, i + 8 * k, sx);
+        if (ign) { nn -= (vl)(v == v); v = mask_nan_vd(v, (vd){0}); }
+        vd t = s[k] + v, z = t - s[k];
+        c[k] += (s[k] - (t - z)) + (v - z);
+        s[k] = t;
+      }
+    for (; i < n; i++) {
+      double v = rd_d(dt, x, i * sx);
+      if (ign) { if (v != v) continue; cnt++; }
+      int k = (int)(i & 31) >> 3, l = (int)(i & 7);
+      double t = s[k][l] + v, z = t - s[k][l];
+      c[k][l] += (s[k][l] - (t - z)) + (v - z);
+      s[k][l] = t;
+    }
+    for (int k = 0; k < 4; k++)
+      for (int l = 0; l < 8; l++) tally__twosum_merge(&loc.hi, &loc.lo, s[k][l], c[k][l]);
+    for (int l = 0; l < 8; l++) cnt += nn[l];
+  } else if (dt == TALLY_F64 || !fast) {
+    vd a[8] = {0};
+    vl nn = {0};
+    for (; i + 64 <= n; i += 64)
+      for (int k = 0; k < 8; k++) {
+        vd v = load_vd(dt, x, i + 8 * k, sx);
+        if (ign) { nn -= (vl)(v == v); v = mask_nan_vd(v, (vd){0}); }
+        a[k] += v;
+      }
+    for (; i < n; i++) {
+      double v = rd_d(dt, x, i * sx);
+      if (ign) { if (v != v) continue; cnt++; }
+      a[(i & 63) >> 3][i & 7] += v;
+    }
+    loc.hi = fold_vd(tree8_vd(a));
+    for (int l = 0; l < 8; l++) cnt += nn[l];
+  } else {
+    vf a[8] = {0};
+    vi nn = {0};
+    for (; i + 128 <= n; i += 128)
+      for (int k = 0; k < 8; k++) {
+        vf v = load_vf(dt, x, i + 16 * k, sx);
+        if (ign) { nn -= (vi)(v == v); v = mask_nan_vf(v, (vf){0}); }
+        a[k] += v;
+      }
+    for (; i < n; i++) {
+      float v = rd_f(dt, x, i * sx);
+      if (ign) { if (v != v) continue; cnt++; }
+      a[(i & 127) >> 4][i & 15] += v;
+    }
+    loc.hi = fold_vf(tree8_vf(a));
+    for (int l = 0; l < 16; l++) cnt += nn[l];
+  }
+  loc.n = ign ? cnt : n;
+  tally__part_merge(acc, &loc, TALLY__FAM_SUM);
+}
+
+/* Integers: 32 lanes of 64 bits, wrapping. For inputs of up to 32 bits a chunk's lane
+ * sums cannot overflow, so the total is exact; 64-bit inputs sum modulo 2^64, or in
+ * 128 bits one at a time when kp->exact (MEAN). */
+AI void sum_int(int dt, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_SUM, 0);
+  int wide64 = dt == TALLY_I64 || dt == TALLY_U64;
+  if (wide64 && kp->exact) {
+    for (int64_t i = 0; i < n; i++) {
+      int64_t v = rd_l(dt, x, i * sx);
+      loc.wide += dt == TALLY_I64 ? (unsigned __int128)(__int128)v : (unsigned __int128)(uint64_t)v;
+    }
+  } else {
+    vul a[4] = {0};
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32)
+      for (int k = 0; k < 4; k++) a[k] += (vul)load_vl(dt, x, i + 8 * k, sx);
+    for (; i < n; i++) a[(i & 31) >> 3][i & 7] += (uint64_t)rd_l(dt, x, i * sx);
+    vul t = (a[0] + a[1]) + (a[2] + a[3]);
+    uint64_t total = 0;
+    for (int l = 0; l < 8; l++) total += t[l];
+    loc.wide = wide64 ? (unsigned __int128)total : (unsigned __int128)(__int128)(int64_t)total;
+  }
+  loc.n = n;
+  tally__part_merge(acc, &loc, TALLY__FAM_SUM);
+}
+
+AI void k_sum(int dt, KARGS) {
+  if (!IS_FLOAT(dt)) { sum_int(dt, acc, x, y, sx, sy, n, idx0, kp); return; }
+  int fast = kp->fast, ign = kp->ignore_nan;
+  if (fast) {
+    if (ign) sum_float(dt, 1, 1, acc, x, y, sx, sy, n, idx0, kp);
+    else sum_float(dt, 1, 0, acc, x, y, sx, sy, n, idx0, kp);
+  } else {
+    if (ign) sum_float(dt, 0, 1, acc, x, y, sx, sy, n, idx0, kp);
+    else sum_float(dt, 0, 0, acc, x, y, sx, sy, n, idx0, kp);
+  }
+}
+
+/* ------------------------------------------------------------ PROD */
+
+AI void prod_body(int dt, int fast, int ign, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_PROD, 0);
+  int64_t i = 0;
+  if (!IS_FLOAT(dt)) {
+    vul a[4];
+    for (int k = 0; k < 4; k++) a[k] = (vul){0} + 1;
+    for (; i + 32 <= n; i += 32)
+      for (int k = 0; k < 4; k++) a[k] *= (vul)load_vl(dt, x, i + 8 * k, sx);
+    for (; i < n; i++) a[(i & 31) >> 3][i & 7] *= (uint64_t)rd_l(dt, x, i * sx);
+    vul t = (a[0] * a[1]) * (a[2] * a[3]);
+    uint64_t p = 1;
+    for (int l = 0; l < 8; l++) p *= t[l];
+    loc.k0 = (int64_t)p;
+  } else if (fast && dt != TALLY_F64) {
+    vf one = (vf){0} + 1.0f, a[4] = {one, one, one, one};
+    for (; i + 64 <= n; i += 64)
+      for (int k = 0; k < 4; k++) {
+        vf v = load_vf(dt, x, i + 16 * k, sx);
+        if (ign) v = mask_nan_vf(v, one);
+        a[k] *= v;
+      }
+    for (; i < n; i++) {
+      float v = rd_f(dt, x, i * sx);
+      if (ign && v != v) continue;
+      a[(i & 63) >> 4][i & 15] *= v;
+    }
+    vf t = (a[0] * a[1]) * (a[2] * a[3]);
+    float p = 1.0f;
+    for (int l = 0; l < 16; l++) p *= t[l];
+    loc.hi = p;
+  } else {
+    vd one = (vd){0} + 1.0, a[4] = {one, one, one, one};
+    for (; i + 32 <= n; i += 32)
+      for (int k = 0; k < 4; k++) {
+        vd v = load_vd(dt, x, i + 8 * k, sx);
+        if (ign) v = mask_nan_vd(v, one);
+        a[k] *= v;
+      }
+    for (; i < n; i++) {
+      double v = rd_d(dt, x, i * sx);
+      if (ign && v != v) continue;
+      a[(i & 31) >> 3][i & 7] *= v;
+    }
+    vd t = (a[0] * a[1]) * (a[2] * a[3]);
+    double p = 1.0;
+    for (int l = 0; l < 8; l++) p *= t[l];
+    loc.hi = p;
+  }
+  tally__part_merge(acc, &loc, TALLY__FAM_PROD);
+}
+
+AI void k_prod(int dt, KARGS) {
+  if (kp->fast) {
+    if (kp->ignore_nan) prod_body(dt, 1, 1, acc, x, y, sx, sy, n, idx0, kp);
+    else prod_body(dt, 1, 0, acc, x, y, sx, sy, n, idx0, kp);
+  } else {
+    if (kp->ignore_nan) prod_body(dt, 0, 1, acc, x, y, sx, sy, n, idx0, kp);
+    else prod_body(dt, 0, 0, acc, x, y, sx, sy, n, idx0, kp);
+  }
+}
+
+/* ------------------------------------------------------------ DOT, SUMSQ, NORM2 */
+
+/* Veltkamp split: a = hi + lo with hi holding the top 26 bits, so products of halves
+ * are exact and TwoProduct needs no FMA (identical on every ISA). */
+AI void split_vd(vd a, vd *hi, vd *lo) {
+  vd c = a * 134217729.0; /* 2^27 + 1 */
+  *hi = c - (c - a);
+  *lo = a - *hi;
+}
+AI void split_d(double a, double *hi, double *lo) {
+  double c = a * 134217729.0;
+  *hi = c - (c - a);
+  *lo = a - *hi;
+}
+
+/* Floats as doubles: products of 16/32-bit floats (and small ints) are exact in f64.
+ * f64 DEFAULT: TwoProduct + TwoSum lanes (Ogita, Rump and Oishi's Dot2). */
+AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_DOT, 0);
+  int64_t i = 0, cnt = 0;
+  const void *yy = sq ? x : y;
+  int64_t sy2 = sq ? sx : sy;
+  double scale = kp->scale;
+  if (dt == TALLY_F64 && !fast) {
+    vd s[4] = {0}, c[4] = {0};
+    for (; i + 32 <= n; i += 32)
+      for (int k = 0; k < 4; k++) {
+        vd a = load_vd(dt, x, i + 8 * k, sx) * scale;
+        vd b = sq ? a : load_vd(dt, yy, i + 8 * k, sy2) * scale;
+        if (ign) { vl m = (a == a) & (b == b); a = (vd)((vl)a & m); b = (vd)((vl)b & m); }
+        vd p = a * b, ah, al, bh, bl;
+        split_vd(a, &ah, &al);
+        split_vd(b, &bh, &bl);
+        vd ep = al * bl - (((p - ah * bh) - al * bh) - ah * bl);
+        vd t = s[k] + p, z = t - s[k];
+        c[k] += ((s[k] - (t - z)) + (p - z)) + ep;
+        s[k] = t;
+      }
+    for (; i < n; i++) {
+      double a = rd_d(dt, x, i * sx) * scale, b = sq ? a : rd_d(dt, yy, i * sy2) * scale;
+      if (ign && (a != a || b != b)) continue;
+      double p = a * b, ah, al, bh, bl;
+      split_d(a, &ah, &al);
+      split_d(b, &bh, &bl);
+      double ep = al * bl - (((p - ah * bh) - al * bh) - ah * bl);
+      int k = (int)(i & 31) >> 3, l = (int)(i & 7);
+      double t = s[k][l] + p, z = t - s[k][l];
+      c[k][l] += ((s[k][l] - (t - z)) + (p - z)) + ep;
+      s[k][l] = t;
+    }
+    for (int k = 0; k < 4; k++)
+      for (int l = 0; l < 8; l++) tally__twosum_merge(&loc.hi, &loc.lo, s[k][l], c[k][l]);
+  } else if (dt == TALLY_F64 || !fast) {
+    vd a8[8] = {0};
+    for (; i + 64 <= n; i += 64)
+      for (int k = 0; k < 8; k++) {
+        vd a = load_vd(dt, x, i + 8 * k, sx) * scale;
+        vd b = sq ? a : load_vd(dt, yy, i + 8 * k, sy2) * scale;
+        vd p = a * b;
+        if (ign) { vl m = (a == a) & (b == b); p = (vd)((vl)p & m); }
+        a8[k] += p;
+      }
+    for (; i < n; i++) {
+      double a = rd_d(dt, x, i * sx) * scale, b = sq ? a : rd_d(dt, yy, i * sy2) * scale;
+      if (ign && (a != a || b != b)) continue;
+      a8[(i & 63) >> 3][i & 7] += a * b;
+    }
+    loc.hi = fold_vd(tree8_vd(a8));
+  } else {
+    vf a8[8] = {0};
+    for (; i + 128 <= n; i += 128)
+      for (int k = 0; k < 8; k++) {
+        vf a = load_vf(dt, x, i + 16 * k, sx);
+        vf b = sq ? a : load_vf(dt, yy, i + 16 * k, sy2);
+        vf p = a * b;
+        if (ign) { vi m = (a == a) & (b == b); p = (vf)((vi)p & m); }
+        a8[k] += p;
+      }
+    for (; i < n; i++) {
+      float a = rd_f(dt, x, i * sx), b = sq ? a : rd_f(dt, yy, i * sy2);
+      if (ign && (a != a || b != b)) continue;
+      a8[(i & 127) >> 4][i & 15] += a * b;
+    }
+    loc.hi = fold_vf(tree8_vf(a8));
+  }
+  (void)cnt;
+  tally__part_merge(acc, &loc, TALLY__FAM_DOT);
+}
+
+AI void dot_int(int dt, int sq, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_DOT, 0);
+  const void *yy = sq ? x : y;
+  int64_t sy2 = sq ? sx : sy, i = 0;
+  vul a[4] = {0};
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; k++) {
+      vul u = (vul)load_vl(dt, x, i + 8 * k, sx);
+      a[k] += u * (sq ? u : (vul)load_vl(dt, yy, i + 8 * k, sy2));
+    }
+  for (; i < n; i++) {
+    uint64_t u = (uint64_t)rd_l(dt, x, i * sx);
+    a[(i & 31) >> 3][i & 7] += u * (sq ? u : (uint64_t)rd_l(dt, yy, i * sy2));
+  }
+  vul t = (a[0] + a[1]) + (a[2] + a[3]);
+  uint64_t total = 0;
+  for (int l = 0; l < 8; l++) total += t[l];
+  loc.wide = total;
+  tally__part_merge(acc, &loc, TALLY__FAM_DOT);
+}
+
+/* kp->exact here means "integers as doubles" (NORM2 of integers). */
+AI void k_dot(int dt, KARGS) {
+  int sq = kp->square;
+  if (!IS_FLOAT(dt) && !kp->exact) {
+    if (sq) dot_int(dt, 1, acc, x, y, sx, sy, n, idx0, kp);
+    else dot_int(dt, 0, acc, x, y, sx, sy, n, idx0, kp);
+    return;
+  }
+  int fast = kp->fast && IS_FLOAT(dt), ign = kp->ignore_nan && IS_FLOAT(dt);
+#define DOT_(f, g, q) dot_float(dt, f, g, q, acc, x, y, sx, sy, n, idx0, kp)
+  if (sq) {
+    if (fast) { if (ign) DOT_(1, 1, 1); else DOT_(1, 0, 1); }
+    else { if (ign) DOT_(0, 1, 1); else DOT_(0, 0, 1); }
+  } else {
+    if (fast) { if (ign) DOT_(1, 1, 0); else DOT_(1, 0, 0); }
+    else { if (ign) DOT_(0, 1, 0); else DOT_(0, 0, 0); }
+  }
+#undef DOT_
+}
+
+/* ------------------------------------------------------------ MIN, MAX, MINMAX */
+
+/* Min and max of sort keys in 32 lanes; a NaN shows as a key outside ±Inf's. With NaN
+ * ignored, NaN keys are replaced by the identities before the compare. */
+AI void minmax_body(int dt, int ign, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_MINMAX, 0);
+  int64_t i = 0;
+  if (KEY32(dt)) {
+    vi mn[2], mx[2];
+    mn[0] = mn[1] = (vi){0} + INT32_MAX;
+    mx[0] = mx[1] = (vi){0} + INT32_MIN;
+    for (; i + 32 <= n; i += 32)
+      for (int k = 0; k < 2; k++) {
+        vi key = load_key32(dt, x, i + 16 * k, sx), kmin = key, kmax = key;
+        if (ign) {
+          vi nanm = KEYS_NAN32(dt, key);
+          kmin = (key & ~nanm) | (nanm & INT32_MAX);
+          kmax = (key & ~nanm) | (nanm & INT32_MIN);
+        }
+        vi lt = kmin < mn[k], gt = kmax > mx[k];
+        mn[k] = (kmin & lt) | (mn[k] & ~lt);
+        mx[k] = (kmax & gt) | (mx[k] & ~gt);
+      }
+    for (; i < n; i++) {
+      int32_t key = (int32_t)rd_key(dt, x, i * sx);
+      if (ign && IS_FLOAT(dt) && (key > 0x7f800000 || key < (int32_t)0x807fffff)) continue;
+      int k = (int)(i & 31) >> 4, l = (int)(i & 15);
+      if (key < mn[k][l]) mn[k][l] = key;
+      if (key > mx[k][l]) mx[k][l] = key;
+    }
+    for (int k = 0; k < 2; k++)
+      for (int l = 0; l < 16; l++) {
+        if (mn[k][l] < loc.k0) loc.k0 = mn[k][l];
+        if (mx[k][l] > loc.k1) loc.k1 = mx[k][l];
+      }
+    /* Under NAN_IGNORE the identities are the NaN keys INT32_MAX/MIN: map them back to
+     * "nothing seen" so a merge with a real value ignores them. */
+    if (ign && IS_FLOAT(dt)) {
+      if (loc.k0 == INT32_MAX) loc.k0 = INT64_MAX;
+      if (loc.k1 == INT32_MIN) loc.k1 = INT64_MIN;
+    } else if (IS_FLOAT(dt) && n > 0) {
+      loc.nan = loc.k1 > TALLY__KEY32_PINF || loc.k0 < TALLY__KEY32_NINF;
+    }
+    if (!IS_FLOAT(dt) && n == 0) { loc.k0 = INT64_MAX; loc.k1 = INT64_MIN; }
+  } else {
+    vl mn[2], mx[2];
+    mn[0] = mn[1] = (vl){0} + INT64_MAX;
+    mx[0] = mx[1] = (vl){0} + INT64_MIN;
+    for (; i + 16 <= n; i += 16)
+      for (int k = 0; k < 2; k++) {
+        vl key = load_key64(dt, x, i + 8 * k, sx), kmin = key, kmax = key;
+        if (ign) {
+          vl nanm = KEYS_NAN64(dt, key);
+          kmin = (key & ~nanm) | (nanm & INT64_MAX);
+          kmax = (key & ~nanm) | (nanm & INT64_MIN);
+        }
+        vl lt = kmin < mn[k], gt = kmax > mx[k];
+        mn[k] = (kmin & lt) | (mn[k] & ~lt);
+        mx[k] = (kmax & gt) | (mx[k] & ~gt);
+      }
+    for (; i < n; i++) {
+      int64_t key = rd_key(dt, x, i * sx);
+      if (ign && IS_FLOAT(dt) && (key > TALLY__KEY64_PINF || key < TALLY__KEY64_NINF)) continue;
+      int k = (int)(i & 15) >> 3, l = (int)(i & 7);
+      if (key < mn[k][l]) mn[k][l] = key;
+      if (key > mx[k][l]) mx[k][l] = key;
+    }
+    for (int k = 0; k < 2; k++)
+      for (int l = 0; l < 8; l++) {
+        if (mn[k][l] < loc.k0) loc.k0 = mn[k][l];
+        if (mx[k][l] > loc.k1) loc.k1 = mx[k][l];
+      }
+    if (IS_FLOAT(dt) && !ign && n > 0)
+      loc.nan = loc.k1 > TALLY__KEY64_PINF || loc.k0 < TALLY__KEY64_NINF;
+  }
+  tally__part_merge(acc, &loc, TALLY__FAM_MINMAX);
+}
+
+AI void k_minmax(int dt, KARGS) {
+  if (kp->ignore_nan && IS_FLOAT(dt)) minmax_body(dt, 1, acc, x, y, sx, sy, n, idx0, kp);
+  else minmax_body(dt, 0, acc, x, y, sx, sy, n, idx0, kp);
+}
+
+/* ------------------------------------------------------------ ARGMIN, ARGMAX */
+
+/* Per lane: the best key and its index, strict compare so the first of equals stays.
+ * Lanes start from their own first element (no sentinel can collide with a real key).
+ * NaN keys become the most extreme key (NAN_PROPAGATE: the first NaN wins) or the least
+ * (NAN_IGNORE: never chosen unless all are NaN, which the fold then reports as empty). */
+#define ARG_BODY(VK, VIDX, LANES, LOADK, NANK, KMAX, KMIN, TK)                               \
+  do {                                                                                      \
+    int64_t i = 0;                                                                          \
+    TK nanval = (ismax ? !ign : ign) ? KMAX : KMIN;                                         \
+    if (n >= 2 * LANES) {                                                                   \
+      VK best[2];                                                                           \
+      VIDX bidx[2], lane_idx;                                                               \
+      for (int l = 0; l < LANES; l++) lane_idx[l] = l;                                      \
+      for (int k = 0; k < 2; k++) {                                                         \
+        VK key = LOADK(dt, x, LANES * k, sx);                                               \
+        if (IS_FLOAT(dt)) { VK m = NANK(dt, key); key = (key & ~m) | (m & nanval); }        \
+        best[k] = key;                                                                      \
+        bidx[k] = lane_idx + (TK)(LANES * k);                                                 \
+      }                                                                                     \
+      for (i = 2 * LANES; i + 2 * LANES <= n; i += 2 * LANES)                               \
+        for (int k = 0; k < 2; k++) {                                                       \
+          VK key = LOADK(dt, x, i + LANES * k, sx);                                         \
+          if (IS_FLOAT(dt)) { VK m = NANK(dt, key); key = (key & ~m) | (m & nanval); }      \
+          VK better = ismax ? key > best[k] : key < best[k];                                \
+          best[k] = (key & better) | (best[k] & ~better);                                   \
+          bidx[k] = ((lane_idx + (TK)(i + LANES * k)) & (VIDX)better) | (bidx[k] & ~(VIDX)better); \
+        }                                                                                   \
+      for (; i < n; i++) {                                                                  \
+        TK key = (TK)rd_key(dt, x, i * sx);                                                 \
+        if (IS_FLOAT(dt) && (key > PINF || key < NINF)) key = nanval;                       \
+        int k = (int)(i % (2 * LANES)) / LANES, l = (int)(i % LANES);                       \
+        if (ismax ? key > best[k][l] : key < best[k][l]) { best[k][l] = key; bidx[k][l] = (TK)i; } \
+      }                                                                                     \
+      for (int k = 0; k < 2; k++)                                                           \
+        for (int l = 0; l < LANES; l++) {                                                   \
+          int64_t bk = best[k][l], bi = bidx[k][l];                                         \
+          if (loc.idx < 0 || (ismax ? bk > loc.k0 : bk < loc.k0) ||                         \
+              (bk == loc.k0 && bi < loc.idx)) { loc.k0 = bk; loc.idx = bi; }                \
+        }                                                                                   \
+    } else {                                                                                \
+      for (; i < n; i++) {                                                                  \
+        TK key = (TK)rd_key(dt, x, i * sx);                                                 \
+        if (IS_FLOAT(dt) && (key > PINF || key < NINF)) key = nanval;                       \
+        if (loc.idx < 0 || (ismax ? key > loc.k0 : key < loc.k0)) { loc.k0 = key; loc.idx = i; } \
+      }                                                                                     \
+    }                                                                                       \
+    if (ign && IS_FLOAT(dt) && loc.idx >= 0 && loc.k0 == (int64_t)nanval) loc.idx = -1;    \
+  } while (0)
+
+AI void arg_body(int dt, int ismax, int ign, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, ismax ? TALLY__FAM_ARGMAX : TALLY__FAM_ARGMIN, 0);
+  if (KEY32(dt)) {
+    const int32_t PINF = 0x7f800000, NINF = (int32_t)0x807fffff;
+    ARG_BODY(vi, vi, 16, load_key32, KEYS_NAN32, INT32_MAX, INT32_MIN, int32_t);
+  } else {
+    const int64_t PINF = TALLY__KEY64_PINF, NINF = TALLY__KEY64_NINF;
+    ARG_BODY(vl, vl, 8, load_key64, KEYS_NAN64, INT64_MAX, INT64_MIN, int64_t);
+  }
+  if (loc.idx >= 0) loc.idx += idx0;
+  tally__part_merge(acc, &loc, ismax ? TALLY__FAM_ARGMAX : TALLY__FAM_ARGMIN);
+}
+
+AI void k_argmin(int dt, KARGS) {
+  if (kp->ignore_nan) arg_body(dt, 0, 1, acc, x, y, sx, sy, n, idx0, kp);
+  else arg_body(dt, 0, 0, acc, x, y, sx, sy, n, idx0, kp);
+}
+AI void k_argmax(int dt, KARGS) {
+  if (kp->ignore_nan) arg_body(dt, 1, 1, acc, x, y, sx, sy, n, idx0, kp);
+  else arg_body(dt, 1, 0, acc, x, y, sx, sy, n, idx0, kp);
+}
+
+/* ------------------------------------------------------------ VAR, STD */
+
+/* Two passes over blocks small enough to stay in L1: the block's mean, then the sum of
+ * squared deviations from it (with the usual correction term), so the result is as good
+ * as a full two-pass algorithm while memory is read once. Blocks merge by Chan's rule. */
+#define VAR_BLOCK 1024
+AI void var_body(int dt, int ign, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_VAR, 0);
+  for (int64_t b = 0; b < n; b += VAR_BLOCK) {
+    int64_t m = n - b < VAR_BLOCK ? n - b : VAR_BLOCK, i = 0, cnt = 0;
+    vd a[4] = {0};
+    vl nn = {0};
+    for (; i + 32 <= m; i += 32)
+      for (int k = 0; k < 4; k++) {
+        vd v = load_vd(dt, x, b + i + 8 * k, sx);
+        if (ign) { nn -= (vl)(v == v); v = mask_nan_vd(v, (vd){0}); }
+        a[k] += v;
+      }
+    for (; i < m; i++) {
+      double v = rd_d(dt, x, (b + i) * sx);
+      if (ign) { if (v != v) continue; cnt++; }
+      a[(i & 31) >> 3][i & 7] += v;
+    }
+    if (ign) for (int l = 0; l < 8; l++) cnt += nn[l];
+    else cnt = m;
+    if (cnt == 0) continue;
+    double mean = fold_vd((a[0] + a[1]) + (a[2] + a[3])) / (double)cnt;
+    vd d1[4] = {0}, d2[4] = {0};
+    for (i = 0; i + 32 <= m; i += 32)
+      for (int k = 0; k < 4; k++) {
+        vd v = load_vd(dt, x, b + i + 8 * k, sx), d = v - mean;
+        if (ign) d = (vd)((vl)d & (vl)(v == v));
+        d1[k] += d;
+        d2[k] += d * d;
+      }
+    for (; i < m; i++) {
+      double v = rd_d(dt, x, (b + i) * sx), d = v - mean;
+      if (ign && v != v) continue;
+      d1[(i & 31) >> 3][i & 7] += d;
+      d2[(i & 31) >> 3][i & 7] += d * d;
+    }
+    double s1 = fold_vd((d1[0] + d1[1]) + (d1[2] + d1[3]));
+    double s2 = fold_vd((d2[0] + d2[1]) + (d2[2] + d2[3]));
+    tally__part blk;
+    tally__part_init(&blk, TALLY__FAM_VAR, 0);
+    blk.n = cnt;
+    blk.hi = mean + s1 / (double)cnt;
+    blk.lo = s2 - s1 * (s1 / (double)cnt);
+    tally__part_merge(&loc, &blk, TALLY__FAM_VAR);
+  }
+  tally__part_merge(acc, &loc, TALLY__FAM_VAR);
+}
+
+AI void k_var(int dt, KARGS) {
+  if (kp->ignore_nan && IS_FLOAT(dt)) var_body(dt, 1, acc, x, y, sx, sy, n, idx0, kp);
+  else var_body(dt, 0, acc, x, y, sx, sy, n, idx0, kp);
+}
+
+/* ------------------------------------------------------------ ANY, ALL, COUNT_NONZERO */
+
+/* Through doubles: no nonzero integer converts to 0.0, NaN != 0, −0.0 == 0. */
+AI void k_count(int dt, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_COUNT, 0);
+  vl c[2] = {{0}, {0}};
+  int64_t i = 0, cnt = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int k = 0; k < 2; k++) c[k] -= (vl)(load_vd(dt, x, i + 8 * k, sx) != 0.0);
+  for (; i < n; i++) cnt += rd_d(dt, x, i * sx) != 0.0;
+  for (int l = 0; l < 8; l++) cnt += c[0][l] + c[1][l];
+  loc.n = cnt;
+  tally__part_merge(acc, &loc, TALLY__FAM_COUNT);
+}
+
+/* ------------------------------------------------------------ BITAND, BITOR, BITXOR */
+
+AI void bit_body(int dt, int which, KARGS) {
+  tally__family fam = which == 0 ? TALLY__FAM_BITAND : which == 1 ? TALLY__FAM_BITOR : TALLY__FAM_BITXOR;
+  tally__part loc;
+  tally__part_init(&loc, fam, 0);
+  vl a[2];
+  a[0] = a[1] = (vl){0} + (which == 0 ? -1 : 0);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int k = 0; k < 2; k++) {
+      vl v = load_vl(dt, x, i + 8 * k, sx);
+      a[k] = which == 0 ? a[k] & v : which == 1 ? a[k] | v : a[k] ^ v;
+    }
+  for (; i < n; i++) {
+    int64_t v = rd_l(dt, x, i * sx);
+    int k = (int)(i & 15) >> 3, l = (int)(i & 7);
+    a[k][l] = which == 0 ? a[k][l] & v : which == 1 ? a[k][l] | v : a[k][l] ^ v;
+  }
+  vl t = which == 0 ? a[0] & a[1] : which == 1 ? a[0] | a[1] : a[0] ^ a[1];
+  int64_t r = which == 0 ? -1 : 0;
+  for (int l = 0; l < 8; l++) r = which == 0 ? r & t[l] : which == 1 ? r | t[l] : r ^ t[l];
+  loc.k0 = r;
+  tally__part_merge(acc, &loc, fam);
+}
+AI void k_bitand(int dt, KARGS) { bit_body(dt, 0, acc, x, y, sx, sy, n, idx0, kp); }
+AI void k_bitor(int dt, KARGS) { bit_body(dt, 1, acc, x, y, sx, sy, n, idx0, kp); }
+AI void k_bitxor(int dt, KARGS) { bit_body(dt, 2, acc, x, y, sx, sy, n, idx0, kp); }
+
+/* ------------------------------------------------------------ AFFINE */
+
+/* Composition of x → a·x + b in index order. Inherently a chain per run; integer
+ * arithmetic wraps modulo 2^64 and is exact, so any grouping gives the same answer. */
+AI void affine_body(int dt, int fast, int ign, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_AFFINE, 0);
+  if (!IS_FLOAT(dt)) {
+    uint64_t A = 1, B = 0;
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t a = (uint64_t)rd_l(dt, x, i * sx), b = (uint64_t)rd_l(dt, y, i * sy);
+      A = a * A;
+      B = a * B + b;
+    }
+    loc.k0 = (int64_t)A;
+    loc.k1 = (int64_t)B;
+  } else if (fast && dt != TALLY_F64) {
+    float A = 1.0f, B = 0.0f;
+    for (int64_t i = 0; i < n; i++) {
+      float a = rd_f(dt, x, i * sx), b = rd_f(dt, y, i * sy);
+      if (ign && (a != a || b != b)) continue;
+      A = a * A;
+      B = a * B + b;
+    }
+    loc.hi = A;
+    loc.lo = B;
+  } else {
+    double A = 1.0, B = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+      double a = rd_d(dt, x, i * sx), b = rd_d(dt, y, i * sy);
+      if (ign && (a != a || b != b)) continue;
+      A = a * A;
+      B = a * B + b;
+    }
+    loc.hi = A;
+    loc.lo = B;
+  }
+  tally__part_merge(acc, &loc, TALLY__FAM_AFFINE);
+}
+
+AI void k_affine(int dt, KARGS) {
+  if (kp->fast) {
+    if (kp->ignore_nan) affine_body(dt, 1, 1, acc, x, y, sx, sy, n, idx0, kp);
+    else affine_body(dt, 1, 0, acc, x, y, sx, sy, n, idx0, kp);
+  } else {
+    if (kp->ignore_nan) affine_body(dt, 0, 1, acc, x, y, sx, sy, n, idx0, kp);
+    else affine_body(dt, 0, 0, acc, x, y, sx, sy, n, idx0, kp);
+  }
+}
+
+/* ------------------------------------------------------------ instantiation and table */
+
+#define DTYPES(X)                                                                  \
+  X(TALLY_BOOL, bool) X(TALLY_I8, i8) X(TALLY_I16, i16) X(TALLY_I32, i32)            \
+  X(TALLY_I64, i64) X(TALLY_U8, u8) X(TALLY_U16, u16) X(TALLY_U32, u32)              \
+  X(TALLY_U64, u64) X(TALLY_F16, f16) X(TALLY_BF16, bf16) X(TALLY_F32, f32)          \
+  X(TALLY_F64, f64)
+
+#define FAMILIES(X)                                                                \
+  X(TALLY__FAM_SUM, k_sum) X(TALLY__FAM_PROD, k_prod) X(TALLY__FAM_DOT, k_dot)       \
+  X(TALLY__FAM_MINMAX, k_minmax) X(TALLY__FAM_ARGMIN, k_argmin)                     \
+  X(TALLY__FAM_ARGMAX, k_argmax) X(TALLY__FAM_VAR, k_var)                           \
+  X(TALLY__FAM_COUNT, k_count) X(TALLY__FAM_BITAND, k_bitand)                        \
+  X(TALLY__FAM_BITOR, k_bitor) X(TALLY__FAM_BITXOR, k_bitxor)                        \
+  X(TALLY__FAM_AFFINE, k_affine)
+
+#define INST_DT(dtenum, dtname, body)                                              \
+  static void body##_##dtname(KARGS) { body(dtenum, acc, x, y, sx, sy, n, idx0, kp); }
+#define INST_FAM(famenum, body)                                                    \
+  INST_DT(TALLY_BOOL, bool, body) INST_DT(TALLY_I8, i8, body) INST_DT(TALLY_I16, i16, body) \
+  INST_DT(TALLY_I32, i32, body) INST_DT(TALLY_I64, i64, body) INST_DT(TALLY_U8, u8, body)   \
+  INST_DT(TALLY_U16, u16, body) INST_DT(TALLY_U32, u32, body) INST_DT(TALLY_U64, u64, body) \
+  INST_DT(TALLY_F16, f16, body) INST_DT(TALLY_BF16, bf16, body)                           \
+  INST_DT(TALLY_F32, f32, body) INST_DT(TALLY_F64, f64, body)
+FAMILIES(INST_FAM)
+
+#define ROW_DT(dtenum, dtname, body) body##_##dtname,
+#define ROW_FAM(famenum, body) [famenum] = {DTYPES_OF(body)},
+#define DTYPES_OF(body)                                                            \
+  body##_bool, body##_i8, body##_i16, body##_i32, body##_i64, body##_u8, body##_u16, \
+  body##_u32, body##_u64, body##_f16, body##_bf16, body##_f32, body##_f64
+
+/* table[family][dtype], in the order of TALLY_DTYPE_LIST. */
+const tally__kernel CAT(tally__cpu_kernels_, TALLY_ISA)[TALLY__FAM_COUNT_][TALLY_DTYPE_COUNT_] = {
+    FAMILIES(ROW_FAM)};

@@ -1,0 +1,157 @@
+/* See pool.h.
+ *
+ * One 64-bit atomic "ticket" holds (generation << 32 | tasks not yet claimed). A thread
+ * claims a task by a compare-and-swap that also checks the generation, so a worker that
+ * wakes late can never take a task of a job that is over or not yet published: the job's
+ * fields (fn, arg, ntasks) are written before the ticket that announces them (release)
+ * and read only after a successful claim (acquire), and the caller does not return, nor
+ * publish the next job, until every claimed task has finished. */
+#include "pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause()
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+
+/* How long an idle worker spins before it sleeps: long enough to catch the next call of
+ * a loop of reductions, short enough not to burn a core for long. */
+#define SPIN_ROUNDS 20000
+
+struct tally__pool {
+  _Atomic uint64_t ticket;
+  _Atomic int64_t done;
+  _Atomic int sleepers;
+  _Atomic bool quit;
+  tally__task_fn fn;
+  void *arg;
+  int64_t ntasks;
+  int nthreads;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  pthread_t *threads;
+};
+
+static uint32_t gen_of(uint64_t t) { return (uint32_t)(t >> 32); }
+static uint32_t rem_of(uint64_t t) { return (uint32_t)t; }
+
+/* Claim and run tasks of generation gen until none is left; returns tasks run. */
+static int64_t work(tally__pool *p, uint32_t gen, tally__progress_fn progress, void *parg) {
+  int64_t ran = 0;
+  uint64_t t = atomic_load_explicit(&p->ticket, memory_order_acquire);
+  for (;;) {
+    if (gen_of(t) != gen || rem_of(t) == 0) return ran;
+    if (!atomic_compare_exchange_weak_explicit(&p->ticket, &t, t - 1, memory_order_acq_rel,
+                                               memory_order_acquire))
+      continue;
+    int64_t task = p->ntasks - (int64_t)rem_of(t);
+    p->fn(p->arg, task);
+    int64_t d = atomic_fetch_add_explicit(&p->done, 1, memory_order_release) + 1;
+    ran++;
+    if (progress) progress(parg, d);
+    t = atomic_load_explicit(&p->ticket, memory_order_acquire);
+  }
+}
+
+static void *worker(void *arg) {
+  tally__pool *p = arg;
+  uint32_t seen = 0;
+  for (;;) {
+    uint64_t t = atomic_load_explicit(&p->ticket, memory_order_acquire);
+    for (int spin = 0; gen_of(t) == seen && spin < SPIN_ROUNDS; spin++) {
+      CPU_RELAX();
+      t = atomic_load_explicit(&p->ticket, memory_order_acquire);
+    }
+    if (gen_of(t) == seen) {
+      /* Sleep. sleepers is raised before the generation is read again under the lock,
+       * and the caller reads sleepers after publishing: one of the two sees the other. */
+      pthread_mutex_lock(&p->mu);
+      atomic_fetch_add(&p->sleepers, 1);
+      while (gen_of(atomic_load(&p->ticket)) == seen && !atomic_load(&p->quit))
+        pthread_cond_wait(&p->cv, &p->mu);
+      atomic_fetch_sub(&p->sleepers, 1);
+      pthread_mutex_unlock(&p->mu);
+      continue;
+    }
+    if (atomic_load(&p->quit)) return NULL;
+    seen = gen_of(t);
+    work(p, seen, NULL, NULL);
+  }
+}
+
+tally__pool *tally__pool_create(int nthreads) {
+  if (nthreads < 1) nthreads = 1;
+  tally__pool *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->nthreads = nthreads;
+  atomic_init(&p->ticket, 0);
+  atomic_init(&p->done, 0);
+  atomic_init(&p->sleepers, 0);
+  atomic_init(&p->quit, false);
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  if (nthreads > 1) {
+    p->threads = calloc((size_t)nthreads - 1, sizeof *p->threads);
+    if (!p->threads) { tally__pool_destroy(p); return NULL; }
+    for (int i = 0; i < nthreads - 1; i++) {
+      if (pthread_create(&p->threads[i], NULL, worker, p) != 0) {
+        p->nthreads = i + 1; /* destroy joins only the ones that started */
+        tally__pool_destroy(p);
+        return NULL;
+      }
+    }
+  }
+  return p;
+}
+
+void tally__pool_destroy(tally__pool *p) {
+  if (!p) return;
+  if (p->threads) {
+    pthread_mutex_lock(&p->mu);
+    atomic_store(&p->quit, true);
+    /* A new generation wakes spinners; the broadcast wakes sleepers. */
+    atomic_fetch_add(&p->ticket, (uint64_t)1 << 32);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->nthreads - 1; i++) pthread_join(p->threads[i], NULL);
+    free(p->threads);
+  }
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->cv);
+  free(p);
+}
+
+int tally__pool_threads(const tally__pool *p) { return p->nthreads; }
+
+void tally__pool_run(tally__pool *p, int64_t ntasks, tally__task_fn fn, void *arg,
+                     tally__progress_fn progress, void *progress_arg) {
+  if (ntasks <= 0) return;
+  if (p->nthreads == 1 || ntasks == 1) {
+    for (int64_t t = 0; t < ntasks; t++) {
+      fn(arg, t);
+      if (progress) progress(progress_arg, t + 1);
+    }
+    return;
+  }
+  /* At most 2^32 - 1 tasks per job fit the ticket; the driver's chunks are far fewer. */
+  p->fn = fn;
+  p->arg = arg;
+  p->ntasks = ntasks;
+  atomic_store_explicit(&p->done, 0, memory_order_relaxed);
+  uint32_t gen = gen_of(atomic_load(&p->ticket)) + 1;
+  atomic_store(&p->ticket, ((uint64_t)gen << 32) | (uint64_t)ntasks);
+  if (atomic_load(&p->sleepers) > 0) {
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+  }
+  work(p, gen, progress, progress_arg);
+  while (atomic_load_explicit(&p->done, memory_order_acquire) < ntasks) CPU_RELAX();
+}

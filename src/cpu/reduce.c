@@ -1,0 +1,406 @@
+/* The CPU driver for the best variant: cut slices into fixed chunks, reduce the chunks on
+ * the thread pool, merge chunk parts in index order, and write each slice's result.
+ *
+ * The chunking never depends on the thread count, and chunk parts are merged in index
+ * order on one thread, so results are the same for any number of threads. */
+#include "cpu.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+typedef struct {
+  const tally__problem *p;
+  const tally__cpu_ctx *c;
+  tally__kernel kern;
+  tally__family fam;
+  tally__kparams kp;
+  int64_t esz;
+} plan_t;
+
+static tally__family family_of(tally_op op) {
+  switch (op) {
+  case TALLY_SUM: case TALLY_MEAN: return TALLY__FAM_SUM;
+  case TALLY_PROD: return TALLY__FAM_PROD;
+  case TALLY_DOT: case TALLY_SUMSQ: case TALLY_NORM2: return TALLY__FAM_DOT;
+  case TALLY_MIN: case TALLY_MAX: case TALLY_MINMAX: return TALLY__FAM_MINMAX;
+  case TALLY_ARGMIN: return TALLY__FAM_ARGMIN;
+  case TALLY_ARGMAX: return TALLY__FAM_ARGMAX;
+  case TALLY_VAR: case TALLY_STD: return TALLY__FAM_VAR;
+  case TALLY_ANY: case TALLY_ALL: case TALLY_COUNT_NONZERO: return TALLY__FAM_COUNT;
+  case TALLY_BITAND: return TALLY__FAM_BITAND;
+  case TALLY_BITOR: return TALLY__FAM_BITOR;
+  case TALLY_BITXOR: return TALLY__FAM_BITXOR;
+  default: return TALLY__FAM_AFFINE;
+  }
+}
+
+static void plan_init(plan_t *pl, const tally__cpu_ctx *c, const tally__problem *p) {
+  pl->p = p;
+  pl->c = c;
+  pl->fam = family_of(p->op);
+  pl->kern = c->kernels[pl->fam][p->dtype];
+  pl->esz = (int64_t)tally_dtype_size(p->dtype);
+  bool is_int = tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;
+  pl->kp.fast = p->opt.accuracy == TALLY_ACCURACY_FAST;
+  pl->kp.ignore_nan = p->opt.nan == TALLY_NAN_IGNORE;
+  pl->kp.square = p->op == TALLY_SUMSQ || p->op == TALLY_NORM2;
+  /* MEAN of integers sums exactly in 128 bits; NORM2 of integers squares in f64. */
+  pl->kp.exact = is_int && (p->op == TALLY_MEAN || p->op == TALLY_NORM2);
+  pl->kp.scale = 1.0;
+}
+
+/* ------------------------------------------------------------ walking a slice */
+
+typedef struct {
+  const char *x, *y; /* logical element 0 of the slice */
+  int64_t n;         /* elements */
+} slice_t;
+
+static slice_t slice_at(const plan_t *pl, const char *in, const char *in2, int64_t k) {
+  const tally__problem *p = pl->p;
+  slice_t s;
+  int64_t start0, start1;
+  if (p->offsets) {
+    start0 = p->offsets[k] * p->cstride[0];
+    start1 = p->offsets[k] * p->cstride[1];
+    s.n = p->offsets[k + 1] - p->offsets[k];
+  } else {
+    start0 = k * p->slice_stride[0];
+    start1 = k * p->slice_stride[1];
+    s.n = p->n;
+  }
+  s.x = in + start0 * pl->esz;
+  s.y = in2 ? in2 + start1 * pl->esz : NULL;
+  return s;
+}
+
+/* Reduce logical elements [lo, hi) of a slice into *acc: one kernel call for a strided
+ * run, one per row piece for a 2-D walk (axis -1 over a non-contiguous 2-D input). */
+static void reduce_range(const plan_t *pl, const tally__kparams *kp, const slice_t *s,
+                         int64_t lo, int64_t hi, tally__part *acc) {
+  const tally__problem *p = pl->p;
+  const int64_t e = pl->esz;
+  if (p->rows <= 1) {
+    pl->kern(acc, s->x + lo * p->cstride[0] * e, s->y ? s->y + lo * p->cstride[1] * e : NULL,
+             p->cstride[0], p->cstride[1], hi - lo, lo, kp);
+    return;
+  }
+  for (int64_t cur = lo; cur < hi;) {
+    int64_t r = cur / p->cols, c = cur % p->cols;
+    int64_t len = p->cols - c < hi - cur ? p->cols - c : hi - cur;
+    pl->kern(acc, s->x + (r * p->rstride[0] + c * p->cstride[0]) * e,
+             s->y ? s->y + (r * p->rstride[1] + c * p->cstride[1]) * e : NULL, p->cstride[0],
+             p->cstride[1], len, cur, kp);
+    cur += len;
+  }
+}
+
+static int64_t nchunks(int64_t n) { return (n + TALLY__CHUNK - 1) / TALLY__CHUNK; }
+
+/* One chunk's part, from the identity: the same whichever thread computes it. */
+static void chunk_part(const plan_t *pl, const tally__kparams *kp, const slice_t *s, int64_t c,
+                       tally__part *part) {
+  tally__part_init(part, pl->fam, 0);
+  int64_t lo = c * TALLY__CHUNK, hi = lo + TALLY__CHUNK < s->n ? lo + TALLY__CHUNK : s->n;
+  reduce_range(pl, kp, s, lo, hi, part);
+}
+
+static void reduce_slice_serial(const plan_t *pl, const tally__kparams *kp, const slice_t *s,
+                                tally__part *acc) {
+  tally__part_init(acc, pl->fam, 0);
+  for (int64_t c = 0, nc = nchunks(s->n); c < nc; c++) {
+    tally__part part;
+    chunk_part(pl, kp, s, c, &part);
+    tally__part_merge(acc, &part, pl->fam);
+  }
+}
+
+/* ------------------------------------------------------------ storing results */
+
+static void *at_ptr(tally_dtype rd, void *out, int64_t at) {
+  return (char *)out + at * (int64_t)tally_dtype_size(rd);
+}
+
+void tally__store_f64(tally_dtype rd, void *out, int64_t at, double v) {
+  if (rd == TALLY_F32) { float f = (float)v; memcpy(at_ptr(rd, out, at), &f, 4); }
+  else memcpy(at_ptr(rd, out, at), &v, 8);
+}
+
+void tally__store_i64(tally_dtype rd, void *out, int64_t at, int64_t v) {
+  void *d = at_ptr(rd, out, at);
+  switch (tally_dtype_size(rd)) {
+  case 1: { uint8_t b = rd == TALLY_BOOL ? (uint8_t)(v != 0) : (uint8_t)v; memcpy(d, &b, 1); break; }
+  case 2: { uint16_t b = (uint16_t)v; memcpy(d, &b, 2); break; }
+  case 4: { uint32_t b = (uint32_t)v; memcpy(d, &b, 4); break; }
+  default: memcpy(d, &v, 8); break;
+  }
+}
+
+void tally__store_nan(tally_dtype rd, void *out, int64_t at) {
+  switch (rd) {
+  case TALLY_F16: tally__store_i64(TALLY_U16, out, at, 0x7e00); break;
+  case TALLY_BF16: tally__store_i64(TALLY_U16, out, at, 0x7fc0); break;
+  default: tally__store_f64(rd, out, at, NAN); break;
+  }
+}
+
+void tally__store_key(tally_dtype dt, void *out, int64_t at, int64_t key) {
+  switch (dt) {
+  case TALLY_F64: {
+    int64_t b = key ^ ((key >> 63) & INT64_MAX);
+    memcpy(at_ptr(dt, out, at), &b, 8);
+    break;
+  }
+  case TALLY_F32: case TALLY_F16: case TALLY_BF16: {
+    int32_t k = (int32_t)key, b = k ^ ((k >> 31) & 0x7fffffff);
+    float f;
+    memcpy(&f, &b, 4);
+    if (dt == TALLY_F32) memcpy(at_ptr(dt, out, at), &f, 4);
+    else tally__store_i64(TALLY_U16, out, at, dt == TALLY_F16 ? tally_f32_to_f16(f) : tally_f32_to_bf16(f));
+    break;
+  }
+  case TALLY_U32: tally__store_i64(dt, out, at, (int64_t)(uint32_t)((int32_t)key ^ INT32_MIN)); break;
+  case TALLY_U64: tally__store_i64(dt, out, at, key ^ INT64_MIN); break;
+  default: tally__store_i64(dt, out, at, key); break;
+  }
+}
+
+/* hi + lo of a compensated pair; lo is meaningless once hi overflowed or is NaN. */
+static double pair_value(const tally__part *a) { return isfinite(a->hi) ? a->hi + a->lo : a->hi; }
+
+/* NORM2 of f64: if the plain sum of squares overflowed or fell where squares lose bits
+ * to underflow, redo it with the input scaled by a power of two (exact) so the largest
+ * magnitude is near 1. Serial: it is rare. */
+static double norm2_f64(const plan_t *pl, const slice_t *s, double ss) {
+  if (isnan(ss) || (isfinite(ss) && ss >= 0x1p-968)) return sqrt(ss);
+  if (ss == 0.0 && s->n == 0) return 0.0;
+  plan_t mm = *pl;
+  mm.fam = TALLY__FAM_MINMAX;
+  mm.kern = pl->c->kernels[TALLY__FAM_MINMAX][TALLY_F64];
+  tally__part keys;
+  reduce_slice_serial(&mm, &pl->kp, s, &keys);
+  if (keys.nan && !pl->kp.ignore_nan) return NAN;
+  if (keys.k0 == INT64_MAX) return 0.0; /* all NaN, ignored */
+  double lo, hi;
+  int64_t b0 = keys.k0 ^ ((keys.k0 >> 63) & INT64_MAX), b1 = keys.k1 ^ ((keys.k1 >> 63) & INT64_MAX);
+  memcpy(&lo, &b0, 8);
+  memcpy(&hi, &b1, 8);
+  double maxabs = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+  if (maxabs == 0.0 || isinf(maxabs)) return maxabs;
+  int e;
+  frexp(maxabs, &e);
+  tally__kparams kp = pl->kp;
+  kp.scale = ldexp(1.0, -e);
+  tally__part acc;
+  reduce_slice_serial(pl, &kp, s, &acc);
+  return sqrt(pair_value(&acc)) * ldexp(1.0, e);
+}
+
+/* Write slice k's result. Fails (without writing) for ARG* over all-NaN with NaN ignored
+ * and for VAR/STD with n <= ddof. */
+static tally_status finalize(tally_context *ctx, const plan_t *pl, const slice_t *s,
+                             const tally__part *a, void *out, int64_t at, int64_t s1, int64_t k) {
+  const tally__problem *p = pl->p;
+  const tally_dtype rd = p->rdtype, dt = p->dtype;
+  const bool is_float = tally__dtype_kind(dt) == TALLY__KIND_FLOAT;
+  const bool ign = p->opt.nan == TALLY_NAN_IGNORE;
+  switch (p->op) {
+  case TALLY_SUM: case TALLY_DOT: case TALLY_SUMSQ:
+    if (is_float) tally__store_f64(rd, out, at, pair_value(a));
+    else tally__store_i64(rd, out, at, (int64_t)(uint64_t)a->wide);
+    return TALLY_OK;
+  case TALLY_NORM2: {
+    double ss = pair_value(a);
+    tally__store_f64(rd, out, at, dt == TALLY_F64 ? norm2_f64(pl, s, ss) : sqrt(ss));
+    return TALLY_OK;
+  }
+  case TALLY_MEAN: {
+    int64_t cnt = is_float && ign ? a->n : s->n;
+    double v;
+    if (cnt == 0) v = NAN;
+    else if (is_float) v = pair_value(a) / (double)cnt;
+    else if (tally__dtype_kind(dt) == TALLY__KIND_UINT) v = (double)a->wide / (double)cnt;
+    else v = (double)(__int128)a->wide / (double)cnt;
+    tally__store_f64(rd, out, at, v);
+    return TALLY_OK;
+  }
+  case TALLY_PROD:
+    if (is_float) tally__store_f64(rd, out, at, a->hi);
+    else tally__store_i64(rd, out, at, a->k0);
+    return TALLY_OK;
+  case TALLY_MIN: case TALLY_MAX: case TALLY_MINMAX: {
+    bool none = ign && is_float && (p->op == TALLY_MAX ? a->k1 == INT64_MIN : a->k0 == INT64_MAX);
+    bool nan = (a->nan && !ign) || none;
+    if (p->op != TALLY_MAX) {
+      if (nan) tally__store_nan(rd, out, at); else tally__store_key(dt, out, at, a->k0);
+    }
+    if (p->op != TALLY_MIN) {
+      int64_t at2 = p->op == TALLY_MINMAX ? at + s1 : at;
+      if (nan) tally__store_nan(rd, out, at2); else tally__store_key(dt, out, at2, a->k1);
+    }
+    return TALLY_OK;
+  }
+  case TALLY_ARGMIN: case TALLY_ARGMAX:
+    if (a->idx < 0)
+      return tally__fail(ctx, TALLY_EEMPTY, "in: %s of slice %" PRId64 ": all %" PRId64
+                         " values are NaN and NaNs are ignored", tally_op_name(p->op), k, s->n);
+    tally__store_i64(rd, out, at, a->idx);
+    return TALLY_OK;
+  case TALLY_VAR: case TALLY_STD: {
+    if (ign && a->n == 0) { tally__store_f64(rd, out, at, NAN); return TALLY_OK; }
+    if (a->n <= p->opt.ddof)
+      return tally__fail(ctx, TALLY_EINVAL, "opt->ddof: %d, but slice %" PRId64 " has only %" PRId64
+                         " value(s)%s (need more than ddof)", p->opt.ddof, k, a->n,
+                         ign ? " that are not NaN" : "");
+    double m2 = a->lo < 0 ? 0.0 : a->lo; /* rounding can leave a tiny negative */
+    double var = m2 / (double)(a->n - p->opt.ddof);
+    tally__store_f64(rd, out, at, p->op == TALLY_STD ? sqrt(var) : var);
+    return TALLY_OK;
+  }
+  case TALLY_ANY: tally__store_i64(rd, out, at, a->n > 0); return TALLY_OK;
+  case TALLY_ALL: tally__store_i64(rd, out, at, a->n == s->n); return TALLY_OK;
+  case TALLY_COUNT_NONZERO: tally__store_i64(rd, out, at, a->n); return TALLY_OK;
+  case TALLY_BITAND: case TALLY_BITOR: case TALLY_BITXOR:
+    tally__store_i64(rd, out, at, a->k0);
+    return TALLY_OK;
+  case TALLY_AFFINE:
+    if (is_float) {
+      tally__store_f64(rd, out, at, a->hi);
+      tally__store_f64(rd, out, at + s1, a->lo);
+    } else {
+      tally__store_i64(rd, out, at, a->k0);
+      tally__store_i64(rd, out, at + s1, a->k1);
+    }
+    return TALLY_OK;
+  default:
+    return tally__fail(ctx, TALLY_EINTERNAL, "op %d has no finalize rule", (int)p->op);
+  }
+}
+
+/* ------------------------------------------------------------ parallel jobs */
+
+typedef struct {
+  const plan_t *pl;
+  slice_t s;
+  tally__part *parts;
+} chunk_job;
+
+static void chunk_task(void *arg, int64_t c) {
+  chunk_job *j = arg;
+  chunk_part(j->pl, &j->pl->kp, &j->s, c, &j->parts[c]);
+}
+
+typedef struct {
+  tally_context *ctx;
+  const plan_t *pl;
+  const char *in, *in2;
+  void *out;
+  int64_t s0, s1;
+  _Atomic int64_t first_bad; /* lowest failing slice, INT64_MAX if none */
+} slice_job;
+
+static void slice_task(void *arg, int64_t k) {
+  slice_job *j = arg;
+  slice_t s = slice_at(j->pl, j->in, j->in2, k);
+  tally__part acc;
+  reduce_slice_serial(j->pl, &j->pl->kp, &s, &acc);
+  /* Only the lowest failing slice's message is kept: check it again serially below. */
+  if (finalize(NULL, j->pl, &s, &acc, j->out, k * j->s0, j->s1, k) != TALLY_OK) {
+    int64_t cur = atomic_load(&j->first_bad);
+    while (k < cur && !atomic_compare_exchange_weak(&j->first_bad, &cur, k)) {}
+  }
+}
+
+typedef struct {
+  const tally_options *opt;
+  int64_t base, total, per_task, limit;
+} progress_t;
+
+static void progress_cb(void *arg, int64_t done) {
+  progress_t *pr = arg;
+  int64_t d = done * pr->per_task;
+  if (d > pr->limit) d = pr->limit;
+  pr->opt->progress(pr->base + d, pr->total, pr->opt->progress_user);
+}
+
+static int64_t max_slice_len(const tally__problem *p) {
+  if (!p->offsets) return p->n;
+  int64_t m = 0;
+  for (int64_t k = 0; k < p->nslices; k++)
+    if (p->offsets[k + 1] - p->offsets[k] > m) m = p->offsets[k + 1] - p->offsets[k];
+  return m;
+}
+
+static int64_t total_elems(const tally__problem *p) {
+  return p->offsets ? p->offsets[p->nslices] - p->offsets[0] : p->nslices * p->n;
+}
+
+size_t tally__cpu_workspace_size(const tally_context *ctx, const tally__problem *p) {
+  (void)ctx;
+  int64_t nc = nchunks(max_slice_len(p));
+  return nc > 1 ? (size_t)nc * sizeof(tally__part) : 0;
+}
+
+static tally_status scratch(tally__cpu_ctx *c, size_t bytes, void **ws) {
+  if (c->scratch_bytes < bytes) {
+    void *m = realloc(c->scratch, bytes);
+    if (!m)
+      return tally__fail(&c->base, TALLY_ENOMEM, "scratch: out of memory allocating %zu bytes", bytes);
+    c->scratch = m;
+    c->scratch_bytes = bytes;
+  }
+  *ws = c->scratch;
+  return TALLY_OK;
+}
+
+tally_status tally__cpu_reduce(tally_context *ctx, const tally__problem *p, const void *in,
+                               const void *in2, void *out, int64_t s0, int64_t s1, void *ws) {
+  tally__cpu_ctx *c = (tally__cpu_ctx *)ctx;
+  plan_t pl;
+  plan_init(&pl, c, p);
+  const char *x = in, *y = in2;
+  int64_t total = total_elems(p);
+  bool parallel = c->threads > 1 && total * pl.esz >= c->parallel_bytes;
+  int64_t maxlen = max_slice_len(p);
+  bool by_slice = p->nslices > 1 &&
+                  (p->nslices >= 4 * (int64_t)c->threads || maxlen < 4 * TALLY__CHUNK);
+  progress_t pr = {&p->opt, 0, total, TALLY__CHUNK, 0};
+
+  if (parallel && by_slice) {
+    slice_job j = {ctx, &pl, x, y, out, s0, s1, INT64_MAX};
+    pr.per_task = maxlen;
+    pr.limit = total;
+    tally__pool_run(c->pool, p->nslices, slice_task, &j,
+                    p->opt.progress ? progress_cb : NULL, &pr);
+    int64_t bad = atomic_load(&j.first_bad);
+    if (bad == INT64_MAX) return TALLY_OK;
+    slice_t s = slice_at(&pl, x, y, bad);
+    tally__part acc;
+    reduce_slice_serial(&pl, &pl.kp, &s, &acc);
+    return finalize(ctx, &pl, &s, &acc, out, bad * s0, s1, bad); /* sets the message */
+  }
+
+  for (int64_t k = 0; k < p->nslices; k++) {
+    slice_t s = slice_at(&pl, x, y, k);
+    tally__part acc;
+    int64_t nc = nchunks(s.n);
+    if (parallel && nc > 1) {
+      tally_status st;
+      if (!ws && (st = scratch(c, (size_t)nc * sizeof(tally__part), &ws))) return st;
+      chunk_job j = {&pl, s, ws};
+      pr.limit = s.n;
+      tally__pool_run(c->pool, nc, chunk_task, &j, p->opt.progress ? progress_cb : NULL, &pr);
+      tally__part_init(&acc, pl.fam, 0);
+      for (int64_t t = 0; t < nc; t++) tally__part_merge(&acc, &j.parts[t], pl.fam);
+    } else {
+      reduce_slice_serial(&pl, &pl.kp, &s, &acc);
+    }
+    tally_status st = finalize(ctx, &pl, &s, &acc, out, k * s0, s1, k);
+    if (st) return st;
+    pr.base += s.n;
+    if (p->opt.progress) p->opt.progress(pr.base, total, p->opt.progress_user);
+  }
+  return TALLY_OK;
+}
