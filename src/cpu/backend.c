@@ -12,7 +12,7 @@
 /* Below this many input bytes a reduction runs on the calling thread alone: waking the
  * other threads costs more than they save. Measured with `tally bench` on a 2-core
  * Zen 5 (docs/PERFORMANCE.md); override with cpu:parallel_bytes=N. */
-#define DEFAULT_PARALLEL_BYTES ((int64_t)256 * 1024)
+#define DEFAULT_PARALLEL_BYTES ((int64_t)128 * 1024)
 
 static const char *const variant_names[] = {"sequential", "naive", "best"};
 

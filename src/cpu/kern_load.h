@@ -15,6 +15,10 @@
 
 #include "tally.h"
 
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #define AI static inline __attribute__((always_inline))
 
 typedef double vd __attribute__((vector_size(64)));   /* 8 doubles */
@@ -101,7 +105,22 @@ AI vf8 bf16x8_to_vf8(const uint16_t h[8]) {
 AI vd load_vd(int dt, const void *p, int64_t i, int64_t s) {
   switch (dt) {
   case TALLY_F64: { vd v; READ_ELEMS(&v, p, i, s, 8, 8); return v; }
-  case TALLY_F32: { vf8 v; READ_ELEMS(&v, p, i, s, 8, 4); return __builtin_convertvector(v, vd); }
+  case TALLY_F32: {
+#if defined(__AVX512F__)
+    /* GCC lowers the generic 8-float widening through 128-bit halves; one vcvtps2pd
+     * does it. Same lanes, same values. */
+    if (s == 1) return (vd)_mm512_cvtps_pd(_mm256_loadu_ps((const float *)p + i));
+#elif defined(__AVX2__)
+    if (s == 1) {
+      __m256d lo = _mm256_cvtps_pd(_mm_loadu_ps((const float *)p + i));
+      __m256d hi = _mm256_cvtps_pd(_mm_loadu_ps((const float *)p + i + 4));
+      vd v;
+      memcpy(&v, &lo, 32);
+      memcpy((char *)&v + 32, &hi, 32);
+      return v;
+    }
+#endif
+    vf8 v; READ_ELEMS(&v, p, i, s, 8, 4); return __builtin_convertvector(v, vd); }
   case TALLY_F16: { uint16_t b[8]; READ_ELEMS(b, p, i, s, 8, 2); return __builtin_convertvector(f16x8_to_vf8(b), vd); }
   case TALLY_BF16: { uint16_t b[8]; READ_ELEMS(b, p, i, s, 8, 2); return __builtin_convertvector(bf16x8_to_vf8(b), vd); }
   case TALLY_BOOL: { typedef uint8_t v8 __attribute__((vector_size(8))); v8 b; READ_ELEMS(&b, p, i, s, 8, 1); b = (v8)(b != 0) & 1; return __builtin_convertvector(b, vd); }

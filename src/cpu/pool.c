@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -23,12 +24,13 @@
 
 /* How long an idle worker spins before it sleeps: long enough to catch the next call of
  * a loop of reductions, short enough not to burn a core for long. */
-#define SPIN_ROUNDS 20000
+#define SPIN_NS 200000
 
 struct tally__pool {
   _Atomic uint64_t ticket;
   _Atomic int64_t done;
   _Atomic int sleepers;
+  _Atomic uint32_t pokes; /* raised to wake sleepers without a job */
   _Atomic bool quit;
   tally__task_fn fn;
   void *arg;
@@ -60,21 +62,31 @@ static int64_t work(tally__pool *p, uint32_t gen, tally__progress_fn progress, v
   }
 }
 
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void *worker(void *arg) {
   tally__pool *p = arg;
   uint32_t seen = 0;
   for (;;) {
     uint64_t t = atomic_load_explicit(&p->ticket, memory_order_acquire);
-    for (int spin = 0; gen_of(t) == seen && spin < SPIN_ROUNDS; spin++) {
+    int64_t until = now_ns() + SPIN_NS;
+    for (int spin = 1; gen_of(t) == seen; spin++) {
       CPU_RELAX();
       t = atomic_load_explicit(&p->ticket, memory_order_acquire);
+      if ((spin & 255) == 0 && now_ns() > until) break;
     }
     if (gen_of(t) == seen) {
       /* Sleep. sleepers is raised before the generation is read again under the lock,
        * and the caller reads sleepers after publishing: one of the two sees the other. */
       pthread_mutex_lock(&p->mu);
+      uint32_t poke = atomic_load(&p->pokes);
       atomic_fetch_add(&p->sleepers, 1);
-      while (gen_of(atomic_load(&p->ticket)) == seen && !atomic_load(&p->quit))
+      while (gen_of(atomic_load(&p->ticket)) == seen && !atomic_load(&p->quit) &&
+             atomic_load(&p->pokes) == poke)
         pthread_cond_wait(&p->cv, &p->mu);
       atomic_fetch_sub(&p->sleepers, 1);
       pthread_mutex_unlock(&p->mu);
@@ -94,6 +106,7 @@ tally__pool *tally__pool_create(int nthreads) {
   atomic_init(&p->ticket, 0);
   atomic_init(&p->done, 0);
   atomic_init(&p->sleepers, 0);
+  atomic_init(&p->pokes, 0);
   atomic_init(&p->quit, false);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
@@ -129,6 +142,16 @@ void tally__pool_destroy(tally__pool *p) {
 }
 
 int tally__pool_threads(const tally__pool *p) { return p->nthreads; }
+
+bool tally__pool_awake(tally__pool *p) { return atomic_load(&p->sleepers) == 0; }
+
+void tally__pool_wake(tally__pool *p) {
+  if (atomic_load(&p->sleepers) == 0) return;
+  pthread_mutex_lock(&p->mu);
+  atomic_fetch_add(&p->pokes, 1);
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+}
 
 void tally__pool_run(tally__pool *p, int64_t ntasks, tally__task_fn fn, void *arg,
                      tally__progress_fn progress, void *progress_arg) {

@@ -4,6 +4,7 @@
 #ifndef TALLY_CPU_POOL_H
 #define TALLY_CPU_POOL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct tally__pool tally__pool;
@@ -16,6 +17,11 @@ typedef void (*tally__progress_fn)(void *arg, int64_t done);
 tally__pool *tally__pool_create(int nthreads);
 void tally__pool_destroy(tally__pool *pool);
 int tally__pool_threads(const tally__pool *pool);
+
+/* True when no worker sleeps: a job starts on all threads at once. */
+bool tally__pool_awake(tally__pool *pool);
+/* Wake sleeping workers without a job, so that they spin, ready, for a while. */
+void tally__pool_wake(tally__pool *pool);
 
 /* Run fn(arg, t) for t in [0, ntasks) on all threads; returns when all are done.
  * Tasks are claimed in increasing order. progress may be NULL. */
