@@ -1,0 +1,36 @@
+/* Helpers shared by the CLI's subcommands: error lines, option values, JSON, value text. */
+#ifndef TALLY_CLI_H
+#define TALLY_CLI_H
+
+#include "tally.h"
+
+#include <stdio.h>
+
+/* Exit codes: usage errors (the command line itself is wrong) and everything else. */
+#define CLI_EXIT_USAGE 2
+#define CLI_EXIT_FAIL 1
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLI_PRINTF(f, a)
+#endif
+
+/* Print one line "tally: <message>" to stderr. */
+void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* Print a library failure: "tally: <tally_errmsg(ctx)> [STATUS_NAME]"; returns CLI_EXIT_FAIL. */
+int cli_lib_error(const tally_context *ctx, tally_status s);
+
+/* Parse a whole decimal integer in [lo, hi]; 0 on success, -1 otherwise. */
+int cli_parse_i64(const char *s, long long lo, long long hi, long long *out);
+
+/* Write s as a JSON string (with quotes) to f. */
+void cli_json_string(FILE *f, const char *s);
+
+/* Text of one element of dtype t at p, into buf (at least 48 bytes). Floats are %.17g (f64),
+ * %.9g (f32), %.5g (f16), %.4g (bf16): enough digits to read back the same value. NaN and
+ * infinities are nan, inf, -inf; with json they are quoted ("nan"), and bools are
+ * true/false in both forms. */
+void cli_format_value(char *buf, size_t size, tally_dtype t, const void *p, int json);
+
+#endif
