@@ -231,16 +231,23 @@ static const void *out_value(const result *r, int64_t k, int w) {
   return (const char *)r->out + (k * r->width + w) * (int64_t)tally_dtype_size(r->rdtype);
 }
 
-/* One slice's result as text ("1.5", "min = 1, max = 9", ...) or JSON. */
+/* ARGMIN/ARGMAX of slice k: its index, and the input's value there (null/"?" if the
+ * index is out of range, which would be a library bug, not a reason to crash). */
+static int64_t arg_parts(const result *r, int64_t k, char *value, size_t size, int json) {
+  int64_t idx = *(const int64_t *)out_value(r, k, 0);
+  const void *e = arg_element(r, k, idx);
+  if (e) cli_format_value(value, size, r->in->dtype, e, json);
+  else snprintf(value, size, json ? "null" : "?");
+  return idx;
+}
+
+/* One slice's result as text ("1.5", "min = 1, max = 9", "index = 3, value = 7") or,
+ * except for ARG*, as a JSON value ("1.5", "[1,9]"). */
 static void slice_text(char *buf, size_t size, const result *r, int64_t k, int json) {
   char v0[64], v1[64];
   if (r->arg) {
-    int64_t idx = *(const int64_t *)out_value(r, k, 0);
-    const void *e = arg_element(r, k, idx);
-    if (e) cli_format_value(v1, sizeof v1, r->in->dtype, e, json);
-    else snprintf(v1, sizeof v1, json ? "null" : "?");
-    if (json) snprintf(buf, size, "%" PRId64 "\t%s", idx, v1); /* split by the caller */
-    else snprintf(buf, size, "index = %" PRId64 ", value = %s", idx, v1);
+    int64_t idx = arg_parts(r, k, v1, sizeof v1, 0);
+    snprintf(buf, size, "index = %" PRId64 ", value = %s", idx, v1);
     return;
   }
   cli_format_value(v0, sizeof v0, r->rdtype, out_value(r, k, 0), json);
@@ -278,30 +285,24 @@ static void print_json(const result *r) {
   if (r->in->ndim == 2) printf(",\"shape\":[%" PRId64 ",%" PRId64 "]", r->in->shape[0], r->in->shape[1]);
   if (r->axis >= 0) printf(",\"axis\":%d", r->axis);
   int list = r->axis >= 0;
+  const char *lb = list ? "[" : "", *rb = list ? "]" : "";
   if (r->arg) {
-    /* slice_text gives "index<TAB>value" in JSON mode: gather indices, then values. */
-    fputs(list ? ",\"index\":[" : ",\"index\":", stdout);
+    printf(",\"index\":%s", lb);
+    for (int64_t k = 0; k < r->slices; k++)
+      printf("%s%" PRId64, k ? "," : "", arg_parts(r, k, buf, sizeof buf, 1));
+    printf("%s,\"result\":%s", rb, lb);
     for (int64_t k = 0; k < r->slices; k++) {
-      slice_text(buf, sizeof buf, r, k, 1);
-      buf[strcspn(buf, "\t")] = '\0';
+      arg_parts(r, k, buf, sizeof buf, 1);
       printf("%s%s", k ? "," : "", buf);
     }
-    fputs(list ? "],\"result\":" : ",\"result\":", stdout);
-    if (list) fputc('[', stdout);
-    for (int64_t k = 0; k < r->slices; k++) {
-      slice_text(buf, sizeof buf, r, k, 1);
-      printf("%s%s", k ? "," : "", strchr(buf, '\t') + 1);
-    }
-    if (list) fputc(']', stdout);
   } else {
-    fputs(",\"result\":", stdout);
-    if (list) fputc('[', stdout);
+    printf(",\"result\":%s", lb);
     for (int64_t k = 0; k < r->slices; k++) {
       slice_text(buf, sizeof buf, r, k, 1);
       printf("%s%s", k ? "," : "", buf);
     }
-    if (list) fputc(']', stdout);
   }
+  fputs(rb, stdout);
   puts("}");
 }
 
