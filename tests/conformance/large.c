@@ -1,0 +1,96 @@
+/* tally_large [DEVICE]: inputs of 2^31 + 1 and 2^32 + 3 one-byte elements (u8, i8, bool)
+ * for SUM, MAX, ARGMAX and COUNT_NONZERO: 64-bit sizes and indices. x[i] = i mod 100,
+ * except 127 at p1 and 255 at p2 > p1 near the end (the maxima for i8 and u8), so every
+ * expected value has a closed form. Exit 77 when free memory is under twice the need. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tally.h"
+
+static int failures;
+
+static void check(const char *what, int64_t n, tally_dtype dt, tally_status st, uint64_t got,
+                  uint64_t want) {
+  if (st != TALLY_OK || got != want) {
+    failures++;
+    printf("FAIL %s %s n=%" PRId64 ": %s, got %" PRIu64 ", expected %" PRIu64 "\n", what,
+           tally_dtype_name(dt), n, tally_status_name(st), got, want);
+  } else {
+    printf("ok   %s %s n=%" PRId64 " = %" PRIu64 "\n", what, tally_dtype_name(dt), n, got);
+  }
+  fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  const char *device = argc > 1 ? argv[1] : "cpu";
+  const int64_t sizes[2] = {((int64_t)1 << 31) + 1, ((int64_t)1 << 32) + 3};
+  const int64_t need = sizes[1];
+  long pages = sysconf(_SC_AVPHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && psize > 0 && (int64_t)pages * psize < 2 * need) {
+    printf("SKIP: %.1f GB free, the test needs twice %.1f GB\n", (double)pages * psize / 1e9,
+           (double)need / 1e9);
+    return 77;
+  }
+  tally_context *ctx;
+  tally_status s = tally_open(device, &ctx);
+  if (s == TALLY_EUNSUPPORTED || s == TALLY_ENODEV || s == TALLY_EDRIVER) {
+    printf("SKIP: %s: %s\n", device, tally_errmsg(NULL));
+    return 77;
+  }
+  if (s != TALLY_OK) {
+    printf("FAIL: tally_open(%s): %s\n", device, tally_errmsg(NULL));
+    return 1;
+  }
+  unsigned char *x = malloc((size_t)need);
+  if (!x) {
+    printf("SKIP: cannot allocate %" PRId64 " bytes\n", need);
+    return 77;
+  }
+  for (int64_t i = 0; i < 100; i++) x[i] = (unsigned char)i;
+  for (int64_t have = 100; have < need;) { /* doubling copies keep i mod 100 */
+    int64_t len = have < need - have ? have : need - have;
+    memcpy(x + have, x, (size_t)len);
+    have += len;
+  }
+  for (int k = 0; k < 2; k++) {
+    int64_t n = sizes[k], p1 = n - 1000 - 37, p2 = n - 2;
+    unsigned char o1 = x[p1], o2 = x[p2];
+    x[p1] = 127;
+    x[p2] = 255;
+    /* Σ (i mod 100) and the zeros among them, then the two replaced elements. */
+    int64_t q = n / 100, r = n % 100;
+    uint64_t base = (uint64_t)q * 4950 + (uint64_t)(r * (r - 1) / 2);
+    int64_t zeros = q + (r > 0);
+    uint64_t sum_u = base - o1 - o2 + 127 + 255;
+    int64_t sum_i = (int64_t)base - o1 - o2 + 127 - 1;
+    int64_t nonzero = n - zeros + (o1 == 0) + (o2 == 0);
+    const tally_dtype dts[3] = {TALLY_U8, TALLY_I8, TALLY_BOOL};
+    for (int d = 0; d < 3; d++) {
+      tally_dtype dt = dts[d];
+      tally_array in = tally_array_1d(x, dt, n);
+      uint64_t r64 = 0;
+      unsigned char r8 = 0;
+      tally_array o64 = tally_array_1d(&r64, dt == TALLY_U8 ? TALLY_U64 : TALLY_I64, 1);
+      tally_array o8 = tally_array_1d(&r8, dt, 1);
+      s = tally_reduce(ctx, TALLY_SUM, &in, NULL, &o64, NULL);
+      check("sum", n, dt, s, r64,
+            dt == TALLY_U8 ? sum_u : dt == TALLY_I8 ? (uint64_t)sum_i : (uint64_t)nonzero);
+      s = tally_reduce(ctx, TALLY_MAX, &in, NULL, &o8, NULL);
+      check("max", n, dt, s, r8, dt == TALLY_U8 ? 255 : dt == TALLY_I8 ? 127 : 1);
+      o64.dtype = TALLY_I64;
+      s = tally_reduce(ctx, TALLY_ARGMAX, &in, NULL, &o64, NULL);
+      check("argmax", n, dt, s, r64, dt == TALLY_U8 ? (uint64_t)p2 : dt == TALLY_I8 ? (uint64_t)p1 : 1);
+      s = tally_reduce(ctx, TALLY_COUNT_NONZERO, &in, NULL, &o64, NULL);
+      check("count_nonzero", n, dt, s, r64, (uint64_t)nonzero);
+    }
+    x[p1] = o1;
+    x[p2] = o2;
+  }
+  free(x);
+  tally_close(ctx);
+  printf("%s: %d failures\n", failures ? "FAILED" : "PASSED", failures);
+  return failures ? 1 : 0;
+}

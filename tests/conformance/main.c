@@ -1,0 +1,116 @@
+/* tally_conformance DEVICE [--quick] [--variant NAME] [--case K]
+ *
+ * The backend-agnostic conformance suite: every op, dtype, size class, distribution,
+ * layout, accuracy and NaN mode, checked against references written independently of the
+ * library (tests/support) with the bounds of docs/SEMANTICS.md. Exit 0: all passed;
+ * 1: failures; 77: the device cannot be opened here (skipped). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tc.h"
+
+static int usage(void) {
+  fprintf(stderr, "usage: tally_conformance DEVICE [--quick] [--variant NAME] [--case K]\n");
+  return 2;
+}
+
+static double now(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void report_bounds(const tc_run *R) {
+  printf("worst error / bound per (op, dtype) [DEFAULT, FAST]; '-' exact or not run:\n");
+  for (int op = 0; op < TALLY_OP_COUNT_; op++) {
+    int any = 0;
+    for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++)
+      any |= R->worst[op][dt][0] > 0 || R->worst[op][dt][1] > 0;
+    if (!any) continue;
+    printf("  %-6s", tally_op_name((tally_op)op));
+    for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++) {
+      if (R->worst[op][dt][0] <= 0 && R->worst[op][dt][1] <= 0) continue;
+      printf(" %s:%.2g", tally_dtype_name((tally_dtype)dt), R->worst[op][dt][0]);
+      if (R->worst[op][dt][1] > 0) printf("/%.2g", R->worst[op][dt][1]);
+    }
+    printf("\n");
+  }
+}
+
+int main(int argc, char **argv) {
+  tc_run R;
+  memset(&R, 0, sizeof R);
+  R.only_case = -1;
+  const char *device = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--quick") == 0) R.quick = 1;
+    else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc) R.variant_name = argv[++i];
+    else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) R.only_case = strtoll(argv[++i], NULL, 10);
+    else if (argv[i][0] == '-') return usage();
+    else if (!device) device = argv[i];
+    else return usage();
+  }
+  if (!device) return usage();
+  R.device = device;
+  R.seed = tt_test_seed("tally_conformance");
+
+  tally_status s = tally_open(device, &R.ctx);
+  if (s == TALLY_EUNSUPPORTED || s == TALLY_ENODEV || s == TALLY_EDRIVER) {
+    printf("SKIP: device '%s' cannot be opened here: %s (%s)\n", device, tally_status_name(s),
+           tally_errmsg(NULL));
+    return 77;
+  }
+  if (s != TALLY_OK) {
+    printf("FAIL: tally_open(\"%s\"): %s: %s\n", device, tally_status_name(s), tally_errmsg(NULL));
+    return 1;
+  }
+  if (R.variant_name) {
+    int found = 0;
+    for (int i = 0; tally_variant_name(R.ctx, i); i++)
+      found |= strcmp(tally_variant_name(R.ctx, i), R.variant_name) == 0;
+    if (!found) {
+      printf("SKIP: device '%s' has no variant '%s'\n", device, R.variant_name);
+      tally_close(R.ctx);
+      return 77;
+    }
+    R.variant = strcmp(R.variant_name, "sequential") == 0 ? TC_SEQUENTIAL
+                : strcmp(R.variant_name, "naive") == 0    ? TC_NAIVE
+                : strcmp(R.variant_name, "best") == 0     ? TC_BEST
+                                                          : TC_OTHER;
+  }
+  tally_context_info info;
+  if (tally_context_describe(R.ctx, &info) == TALLY_OK)
+    printf("device %s: backend %s, %s, isa %s, %d threads%s%s%s\n", device, info.backend,
+           info.device, info.isa, info.threads, R.quick ? ", quick" : "",
+           R.variant_name ? ", variant " : "", R.variant_name ? R.variant_name : "");
+
+  struct { const char *name; void (*fn)(tc_run *); } groups[] = {
+      {"sizes", tc_group_sizes},       {"nan", tc_group_nan},     {"layouts", tc_group_layouts},
+      {"segments", tc_group_segments}, {"plans", tc_group_plans}, {"user", tc_group_user},
+      {"huge", tc_group_huge}};
+  double t0 = now();
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+    int64_t c0 = R.cases, f0 = R.failures;
+    double tg = now();
+    groups[g].fn(&R);
+    printf("  %-9s %7" PRId64 " cases, %4" PRId64 " failures, %6.1f s\n", groups[g].name,
+           R.cases - c0, R.failures - f0, now() - tg);
+    fflush(stdout);
+  }
+  report_bounds(&R);
+  if (R.failures) {
+    printf("failures per (op, dtype):");
+    for (int op = 0; op < TALLY_OP_COUNT_; op++)
+      for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++)
+        if (R.fail_by[op][dt])
+          printf(" %s/%s:%" PRId64, tally_op_name((tally_op)op), tally_dtype_name((tally_dtype)dt),
+                 R.fail_by[op][dt]);
+    printf(" other:%" PRId64 "\n", R.other_failures);
+  }
+  printf("%s: %" PRId64 " cases, %" PRId64 " failures, %.1f s (seed %" PRIu64 ")\n",
+         R.failures ? "FAILED" : "PASSED", R.cases, R.failures, now() - t0, R.seed);
+  tally_close(R.ctx);
+  return R.failures ? 1 : 0;
+}
