@@ -1,0 +1,144 @@
+/* Device strings: auto, cpu, threads, ISAs, bad strings (TALLY_EINVAL naming the string),
+ * backends not built in (TALLY_EUNSUPPORTED), $TALLY_DEVICE and $TALLY_CPU_ISA; context
+ * description, device listing and variant names. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "tally.h"
+
+/* Open, describe, close; returns the status and fills info on success. */
+static tally_status open_describe(const char *dev, tally_context_info *info) {
+  tally_context *ctx = (tally_context *)&ctx; /* not NULL: must be reset on failure */
+  tally_status s = tally_open(dev, &ctx);
+  if (s != TALLY_OK) {
+    CHECK(ctx == NULL, "tally_open(%s) failed but left ctx set", dev ? dev : "NULL");
+    return s;
+  }
+  CHECK(ctx != NULL, "tally_open(%s) succeeded with ctx NULL", dev ? dev : "NULL");
+  memset(info, 0, sizeof *info);
+  tally_status d = tally_context_describe(ctx, info);
+  CHECK(d == TALLY_OK, "describe(%s): %s", dev ? dev : "NULL", tally_status_name(d));
+  tally_close(ctx);
+  return s;
+}
+
+static void good(const char *dev, const char *backend, int threads, const char *isa) {
+  tally_context_info info;
+  tally_status s = open_describe(dev, &info);
+  if (s == TALLY_EUNSUPPORTED && isa) {
+    printf("note: %s not available on this CPU\n", dev);
+    return;
+  }
+  CHECK(s == TALLY_OK, "tally_open(%s): %s: %s", dev, tally_status_name(s), tally_errmsg(NULL));
+  if (s != TALLY_OK) return;
+  if (backend) CHECK(strcmp(info.backend, backend) == 0, "%s: backend '%s'", dev, info.backend);
+  if (threads) CHECK(info.threads == threads, "%s: %d threads", dev, info.threads);
+  else CHECK(info.threads >= 1, "%s: %d threads", dev, info.threads);
+  if (isa) CHECK(strcmp(info.isa, isa) == 0, "%s: isa '%s'", dev, info.isa);
+}
+
+static void bad(const char *dev, tally_status want) {
+  tally_context_info info;
+  tally_status s = open_describe(dev, &info);
+  CHECK(s == want, "tally_open(%s): %s, expected %s", dev, tally_status_name(s), tally_status_name(want));
+  CHECK(tu_contains(tally_errmsg(NULL), dev), "message for '%s' does not name it: %s", dev,
+        tally_errmsg(NULL));
+}
+
+static int backend_usable(const char *backend) {
+  tally_device_info list[32];
+  int count = 0;
+  if (tally_devices(list, 32, &count) != TALLY_OK) return 0;
+  for (int i = 0; i < count && i < 32; i++)
+    if (strcmp(list[i].backend, backend) == 0 && list[i].usable) return 1;
+  return 0;
+}
+
+int main(void) {
+  unsetenv("TALLY_DEVICE");
+  unsetenv("TALLY_CPU_ISA");
+  good("auto", backend_usable("cuda") || backend_usable("opencl") ? NULL : "cpu", 0, NULL);
+  good("cpu", "cpu", 0, NULL);
+  good("cpu:threads=1", "cpu", 1, NULL);
+  good("cpu:threads=2", "cpu", 2, NULL);
+  good("cpu:threads=7", "cpu", 7, NULL);
+  good("cpu:isa=scalar", "cpu", 0, "scalar");
+  good("cpu:isa=avx2", "cpu", 0, "avx2");
+  good("cpu:isa=avx512", "cpu", 0, "avx512");
+  good("cpu:threads=3,isa=scalar", "cpu", 3, "scalar");
+
+  bad("gpu", TALLY_EINVAL);
+  bad("cpu:threads=0", TALLY_EINVAL);
+  bad("cpu:threads=-2", TALLY_EINVAL);
+  bad("cpu:threads=abc", TALLY_EINVAL);
+  bad("cpu:threads=", TALLY_EINVAL);
+  bad("cpu:isa=sse9", TALLY_EINVAL);
+  bad("cpu:colour=blue", TALLY_EINVAL);
+  bad("auto:1", TALLY_EINVAL);
+  bad("cpux", TALLY_EINVAL);
+  if (!backend_usable("cuda")) {
+    bad("cuda", TALLY_EUNSUPPORTED);
+    bad("cuda:0", TALLY_EUNSUPPORTED);
+  }
+  if (!backend_usable("opencl")) bad("opencl", TALLY_EUNSUPPORTED);
+
+  /* $TALLY_DEVICE is used when the device is NULL. */
+  tally_context_info info;
+  setenv("TALLY_DEVICE", "cpu:threads=3", 1);
+  CHECK(open_describe(NULL, &info) == TALLY_OK && info.threads == 3,
+        "$TALLY_DEVICE=cpu:threads=3: %d threads", info.threads);
+  setenv("TALLY_DEVICE", "bogus", 1);
+  tally_status s = open_describe(NULL, &info);
+  CHECK(s == TALLY_EINVAL, "$TALLY_DEVICE=bogus: %s", tally_status_name(s));
+  CHECK(tu_contains(tally_errmsg(NULL), "bogus") && tu_contains(tally_errmsg(NULL), "TALLY_DEVICE"),
+        "message for $TALLY_DEVICE=bogus: %s", tally_errmsg(NULL));
+  unsetenv("TALLY_DEVICE");
+  CHECK(open_describe(NULL, &info) == TALLY_OK, "NULL device without $TALLY_DEVICE");
+  /* An explicit device wins over $TALLY_DEVICE. */
+  setenv("TALLY_DEVICE", "bogus", 1);
+  CHECK(open_describe("cpu:threads=2", &info) == TALLY_OK && info.threads == 2,
+        "explicit device with $TALLY_DEVICE set");
+  unsetenv("TALLY_DEVICE");
+  /* $TALLY_CPU_ISA forces the ISA. */
+  setenv("TALLY_CPU_ISA", "scalar", 1);
+  CHECK(open_describe("cpu", &info) == TALLY_OK && strcmp(info.isa, "scalar") == 0,
+        "$TALLY_CPU_ISA=scalar: isa '%s'", info.isa);
+  unsetenv("TALLY_CPU_ISA");
+
+  /* NULL arguments */
+  CHECK(tally_open("cpu", NULL) == TALLY_EINVAL, "tally_open with ctx NULL");
+  tally_close(NULL);
+  CHECK(tally_errmsg(NULL) != NULL, "tally_errmsg(NULL) is NULL");
+  CHECK(tally_context_describe(NULL, &info) == TALLY_EINVAL, "describe(NULL)");
+
+  /* Variants, listing */
+  tally_context *ctx;
+  if (tally_open("cpu", &ctx) == TALLY_OK) {
+    const char *want[] = {"sequential", "naive", "best"};
+    for (int i = 0; i < 3; i++) {
+      const char *v = tally_variant_name(ctx, i);
+      CHECK(v && strcmp(v, want[i]) == 0, "variant %d: %s", i, v ? v : "NULL");
+    }
+    CHECK(tally_variant_name(ctx, 3) == NULL, "variant 3 is not NULL");
+    CHECK(tally_variant_name(ctx, -1) == NULL, "variant -1 is not NULL");
+    CHECK(strcmp(tally_errmsg(ctx), "") == 0, "fresh context has a message: %s", tally_errmsg(ctx));
+    CHECK(tally_context_describe(ctx, NULL) == TALLY_EINVAL, "describe with info NULL");
+    CHECK(tu_contains(tally_errmsg(ctx), "info"), "describe(info NULL) message: %s", tally_errmsg(ctx));
+    tally_close(ctx);
+  }
+  CHECK(tally_variant_name(NULL, 0) == NULL, "variant of a NULL context");
+  int count = -1;
+  CHECK(tally_devices(NULL, 0, &count) == TALLY_OK && count >= 3, "tally_devices count %d", count);
+  tally_device_info list[16];
+  int c2 = 0;
+  CHECK(tally_devices(list, 16, &c2) == TALLY_OK && c2 == count, "tally_devices twice: %d, %d", count, c2);
+  int cpu = 0;
+  for (int i = 0; i < c2 && i < 16; i++) {
+    if (strcmp(list[i].backend, "cpu") == 0) cpu += list[i].usable;
+    if (!list[i].usable) CHECK(list[i].why[0] != '\0', "device %s unusable without a reason", list[i].name);
+  }
+  CHECK(cpu >= 1, "no usable cpu device listed");
+  CHECK(tally_devices(list, 16, NULL) == TALLY_EINVAL, "tally_devices with count NULL");
+  CHECK(tally_devices(NULL, 4, &count) == TALLY_EINVAL, "tally_devices with list NULL, capacity 4");
+  return tu_done("device");
+}
