@@ -1,0 +1,142 @@
+/* tally bench: tally's variants, the peers (numpy, an OpenMP loop) and the probe (the
+ * plainest fastest read of the same bytes), timed side by side in one run; what is
+ * measured and how: bench/README.md. Here: the loops over ops, dtypes and sizes.
+ * bench_point.c measures one size, bench_report.c prints it; the pieces shared with
+ * nothing else of the CLI live in bench/ (data, clock, timing, probe, peers, references). */
+#include "bench_run.h"
+#include "bench_util.h"
+#include "cli.h"
+#include "commands.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* "best,naive", "ladder" or "all" into r->variants; usage errors print their line. */
+static int resolve_variants(bench_run *r) {
+  const char *spec = r->o->variants;
+  if (strcmp(spec, "ladder") == 0 || strcmp(spec, "all") == 0) {
+    for (int i = 0; r->nvariants < BENCH_MAX_VARIANTS; i++) {
+      const char *v = tally_variant_name(r->ctx, i);
+      if (!v) break;
+      r->variants[r->nvariants++] = v;
+    }
+    return 0;
+  }
+  char *copy = strdup(spec);
+  if (!copy) return -1;
+  int rc = 0;
+  for (char *save = NULL, *item = strtok_r(copy, ",", &save); item && !rc;
+       item = strtok_r(NULL, ",", &save)) {
+    const char *found = NULL;
+    for (int i = 0; !found; i++) {
+      const char *v = tally_variant_name(r->ctx, i);
+      if (!v) break;
+      if (strcmp(v, item) == 0) found = v;
+    }
+    if (!found) {
+      cli_error("--variants: %s: not a variant of %s (see tally info)", item, r->info.backend);
+      rc = -1;
+    } else if (r->nvariants == BENCH_MAX_VARIANTS) {
+      cli_error("--variants: at most %d", BENCH_MAX_VARIANTS);
+      rc = -1;
+    } else {
+      r->variants[r->nvariants++] = found;
+    }
+  }
+  free(copy);
+  if (!rc && r->nvariants == 0) {
+    cli_error("--variants: empty list");
+    rc = -1;
+  }
+  return rc;
+}
+
+/* Every size of one (op, dtype): numpy first (one process for all sizes, while this one
+ * holds no big buffers and no spinning threads), then each size. 0 measured, 1 skipped
+ * (the op is not defined on the dtype), -1 failed. */
+static int measure_op_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
+  const bench_opts *o = r->o;
+  tally_dtype rt;
+  tally_status st = tally_result_dtype(op, dt, &rt);
+  if (st != TALLY_OK) {
+    cli_error("note: skipping %s on %s: %s", tally_op_name(op), tally_dtype_name(dt),
+              tally_status_str(st));
+    return 1;
+  }
+  numpy_point *np_pts = calloc((size_t)o->nsizes, sizeof *np_pts);
+  bench_point *p = malloc(sizeof *p);
+  if (!np_pts || !p) {
+    free(np_pts);
+    free(p);
+    cli_error("out of memory");
+    return -1;
+  }
+  for (int i = 0; i < o->nsizes; i++) np_pts[i].median_us = -1;
+  if (!o->no_peers && r->numpy.present) {
+    bench_settle();
+    if (numpy_peer_run(&r->numpy, op, dt, o->sizes, o->nsizes, o->seed, &o->timing,
+                       o->nan == TALLY_NAN_IGNORE, np_pts) != 0)
+      cli_error("note: the numpy peer failed on %s %s; reported absent", tally_op_name(op),
+                tally_dtype_name(dt));
+  }
+  int rc = 0, rows = 0;
+  for (int i = 0; i < o->nsizes && rc == 0; i++) {
+    memset(p, 0, sizeof *p);
+    p->op = op;
+    p->dt = dt;
+    p->rt = rt;
+    p->n = o->sizes[i];
+    p->numpy_us = np_pts[i].median_us;
+    p->numpy_err = np_pts[i].rel_err;
+    rc = bench_measure_point(r, p);
+    if (rc == 0) {
+      bench_report_point(r, p);
+      rows += p->nrows;
+    }
+  }
+  if (rc == 0 && rows == 0)
+    cli_error("note: %s on %s: none of the variants asked for does it", tally_op_name(op),
+              tally_dtype_name(dt));
+  free(np_pts);
+  free(p);
+  return rc;
+}
+
+int tally_cmd_bench(int argc, char **argv) {
+  bench_opts o;
+  int rc = bench_opts_parse(argc, argv, &o);
+  if (rc >= 0) return rc;
+  bench_run r;
+  memset(&r, 0, sizeof r);
+  r.o = &o;
+  tally_status st = tally_open(o.device, &r.ctx);
+  if (st != TALLY_OK) {
+    bench_opts_free(&o);
+    return cli_lib_error(NULL, st);
+  }
+  if ((st = tally_context_describe(r.ctx, &r.info)) != TALLY_OK) {
+    rc = cli_lib_error(r.ctx, st);
+  } else if (resolve_variants(&r) != 0) {
+    rc = CLI_EXIT_USAGE;
+  } else {
+    bench_utc_date(r.date, sizeof r.date);
+    if (!o.no_peers) numpy_peer_find(&r.numpy);
+    bench_report_header(&r);
+    int measured = 0;
+    rc = 0;
+    for (int i = 0; i < o.nops && rc == 0; i++) {
+      for (int k = 0; k < o.ndtypes && rc == 0; k++) {
+        int x = measure_op_dtype(&r, o.ops[i], o.dtypes[k]);
+        if (x < 0) rc = CLI_EXIT_FAIL;
+        else if (x == 0) measured++;
+      }
+    }
+    if (rc == 0 && !measured) {
+      cli_error("nothing to measure: no op asked for is defined on the dtypes asked for");
+      rc = CLI_EXIT_FAIL;
+    }
+  }
+  tally_close(r.ctx);
+  bench_opts_free(&o);
+  return rc;
+}
