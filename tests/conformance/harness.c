@@ -230,15 +230,16 @@ int tc_inst_verify(tc_run *R, tc_inst *I, tally_status st, tc_again_fn again, vo
       if (st != TALLY_OK) continue;
       for (int w = 0; w < I->W; w++) {
         double ratio;
-        if (!tt_check(&e, w, I->o, k * I->W + w, &ratio, why, len)) {
+        int pass = tt_check(&e, w, I->o, k * I->W + w, &ratio, why, len);
+        int ai = c->acc == TALLY_ACCURACY_FAST;
+        if (ratio > R->worst[c->op][c->dt][ai]) R->worst[c->op][c->dt][ai] = ratio;
+        if (!pass) {
           failed = 1;
           char more[80];
           snprintf(more, sizeof more, " (slice %" PRId64 " of %" PRId64 ")", k, I->nsl);
           strncat(why, more, len - strlen(why) - 1);
           break;
         }
-        int ai = c->acc == TALLY_ACCURACY_FAST;
-        if (ratio > R->worst[c->op][c->dt][ai]) R->worst[c->op][c->dt][ai] = ratio;
       }
     }
     free(xs);

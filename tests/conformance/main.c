@@ -23,7 +23,8 @@ static double now(void) {
 }
 
 static void report_bounds(const tc_run *R) {
-  printf("worst error / bound per (op, dtype) [DEFAULT, FAST]; '-' exact or not run:\n");
+  printf("worst error / bound per (op, dtype), DEFAULT/FAST (above 1: a failure; ops and\n"
+         "dtypes not listed are exact and were compared bit for bit):\n");
   for (int op = 0; op < TALLY_OP_COUNT_; op++) {
     int any = 0;
     for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++)

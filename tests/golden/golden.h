@@ -17,7 +17,7 @@ typedef struct {
   int flags;
   tally_status status;   /* expected status */
   const char *want;      /* expected values in the result dtype: exact decimal, 0x bits,
-                            nan (any NaN), or ~v (within two units in the last place) */
+                            nan (any quiet NaN), or ~v (within two units in the last place) */
 } golden_row;
 
 extern const golden_row golden_rows[];

@@ -35,7 +35,10 @@ static int parse(tally_dtype dt, const char *text, unsigned char *buf, int cap) 
 /* Does result value r (bits of rd) match the expectation token? */
 static int matches(tally_dtype rd, tally_dtype in_dt, uint64_t r, const char *tok) {
   unsigned char b[8];
-  if (strcmp(tok, "nan") == 0) return tt_bits_isnan(rd, r);
+  if (strcmp(tok, "nan") == 0) { /* a quiet NaN: the top mantissa bit set */
+    int mant = rd == TALLY_F16 ? 10 : rd == TALLY_BF16 ? 7 : rd == TALLY_F32 ? 23 : 52;
+    return tt_bits_isnan(rd, r) && ((r >> (mant - 1)) & 1);
+  }
   if (strcmp(tok, "ones") == 0)
     return in_dt == TALLY_BOOL ? r == 1 : r == (uint64_t)(unsigned __int128)tt_int_max(TALLY_U64) >> (64 - tt_bits(rd));
   if (tok[0] == '~') {

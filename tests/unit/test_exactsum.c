@@ -104,15 +104,17 @@ int main(void) {
   exactsum_add(&a, 0x1p+970);
   CHECK(exactsum_round(&a) == INFINITY, "DBL_MAX + half an ulp rounds to +Inf");
   CHECK(exactsum_round_f32(&a) == INFINITY, "float of DBL_MAX");
-  /* Below the smallest subnormal float: every power of two from 2^-180 to 2^-140. */
-  for (int e = -180; e <= -140; e++) {
-    exactsum_init(&a);
-    exactsum_add(&a, ldexp(1.0, e));
-    exactsum_add(&a, ldexp(1.0, e - 7));
-    mpfr_set_d(ref, ldexp(1.0, e), MPFR_RNDN);
-    mpfr_add_d(ref, ref, ldexp(1.0, e - 7), MPFR_RNDN);
-    compare(&a, ref, "tiny", e);
-  }
+  /* Near and below the smallest subnormal float: 2^e plus a smaller term 7 and 80 binary
+   * places down, for e from 2^-180 to 2^-140. */
+  for (int e = -180; e <= -140; e++)
+    for (int gap = 7; gap <= 80; gap += 73) {
+      exactsum_init(&a);
+      exactsum_add(&a, ldexp(1.0, e));
+      exactsum_add(&a, ldexp(1.0, e - gap));
+      mpfr_set_d(ref, ldexp(1.0, e), MPFR_RNDN);
+      mpfr_add_d(ref, ref, ldexp(1.0, e - gap), MPFR_RNDN);
+      compare(&a, ref, "tiny", e);
+    }
   mpfr_clears(ref, t, p, (mpfr_ptr)0);
   mpfr_free_cache();
   return tu_done("exactsum");
