@@ -1,8 +1,8 @@
 /* VAR and STD references. The mean is exact (exactsum, or the 128-bit integer sum), M2 a
  * compensated two-pass sum in long double. SEMANTICS.md states no bound; the suite uses
- *   best:       |M2' − M2| ≤ 8·n·u·M2 + 8·(n·u)²·Σx²
- *               (two-pass blocks and Chan's merge: rounding of the deviations, plus the
- *               error of the block means, which grows with the mean)
+ *   best:       |M2' − M2| ≤ 8·n·u·M2 + 8·(n·u)²·Σx²  (a two-pass sum: the rounding of the
+ *               deviations and of the mean); for n > 1024, Chan's merge of blocks whose
+ *               means are off by at most ε = (1024 + n/1024)·u·max|x| adds 2ε·√(n·M2) + n·ε²
  *   sequential: |M2' − M2| ≤ 4·n·u·√(Σx²·M2) + 8·(n·u)²·Σx²  (Welford: n·u·κ·M2)
  * with u = 2^-53 (f64 throughout), then the division and the final rounding. 64-bit
  * integers round on conversion to f64: 4·u·Σ|x|·|x − mean| more. Denormals: n·2^-1074. */
@@ -51,7 +51,7 @@ void tt__ref_var(const tt_spec *s, const void *x, int64_t n, tt_expect *e) {
     mean = (long double)isum / m;
   }
   /* Second pass: M2 (Kahan-compensated), Σx², Σ|x|·|x − mean|. */
-  long double M2 = 0, c = 0, Q = 0, X = 0;
+  long double M2 = 0, c = 0, Q = 0, X = 0, big = 0;
   for (int64_t i = 0; i < n; i++) {
     if (tt_isnan_at(t, x, i)) continue;
     long double xi = value_at(t, x, i), d = xi - mean;
@@ -60,6 +60,7 @@ void tt__ref_var(const tt_spec *s, const void *x, int64_t n, tt_expect *e) {
     M2 = tt;
     Q += xi * xi;
     X += fabsl(xi) * fabsl(d);
+    if (fabsl(xi) > big) big = fabsl(xi);
   }
   double dm = (double)m, u = tt_unit(rd);
   double eM2;
@@ -67,6 +68,10 @@ void tt__ref_var(const tt_spec *s, const void *x, int64_t n, tt_expect *e) {
   else eM2 = 8 * dm * U64 * (double)M2;
   eM2 += 8 * (dm * U64) * (dm * U64) * (double)Q + dm * 0x1p-1074 + dm * 0x1p-62 * (double)M2;
   if (t == TALLY_I64 || t == TALLY_U64) eM2 += 4 * U64 * (double)X;
+  if (m > 1024) { /* Chan's merge of blocks whose means are off by eps: 2·eps·√(n·M2) + n·eps² */
+    double eps = (1024.0 + dm / 1024) * U64 * (double)big;
+    eM2 += 2 * eps * sqrt(dm * (double)M2) + dm * eps * eps;
+  }
   long double V = M2 / (m - s->ddof);
   double tinyr = rd == TALLY_F64 ? 0x1p-1074 : 0x1p-149;
   double eV = eM2 / (double)(m - s->ddof) + (u + U64) * (double)V + tinyr;
