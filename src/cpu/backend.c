@@ -95,12 +95,15 @@ static tally_status cpu_open(const char *args, tally_context **out) {
   }
   if (isa_from) {
     int want = tally__isa_parse(isa_name);
+    const char *where = isa_from[0] == '$' ? "$TALLY_CPU_ISA" : "device 'cpu";
+    const char *tail = isa_from[0] == '$' ? "" : args;
+    const char *close = isa_from[0] == '$' ? "" : "'";
     if (want < 0)
-      return tally__fail(NULL, TALLY_EINVAL, "%s: isa '%s' is unknown (known: scalar, avx2, "
-                         "avx512)", isa_from, isa_name);
+      return tally__fail(NULL, TALLY_EINVAL, "%s%s%s: isa '%s' is unknown (known: scalar, "
+                         "avx2, avx512)", where, tail, close, isa_name);
     if (want > (int)best)
-      return tally__fail(NULL, TALLY_EUNSUPPORTED, "%s: isa '%s' is not supported by this "
-                         "CPU (best here: %s)", isa_from, isa_name, tally__isa_name(best));
+      return tally__fail(NULL, TALLY_EUNSUPPORTED, "%s%s%s: isa '%s' is not supported by this "
+                         "CPU (best here: %s)", where, tail, close, isa_name, tally__isa_name(best));
     isa = (tally__isa)want;
   }
   tally__cpu_ctx *c = calloc(1, sizeof *c);

@@ -564,7 +564,7 @@ AI void var_body(int dt, int ign, KARGS) {
     vd a[4] = {0}, c[4] = {0};
     for (int64_t i = 0; i < m; i += 32)
       for (int k = 0; k < 4; k++) {
-        vd v = load_vd(dt, x, b + i + 8 * k, sx);
+        vd v = load_vd(dt, x, b + i + 8 * k, sx) - kp->shift;
         buf[(i >> 3) + k] = v;
         if (ign) {
           vl ok = v == v;
@@ -590,7 +590,7 @@ AI void var_body(int dt, int ign, KARGS) {
     for (int k = 0; k < 4; k++) chan_merge_vd(&ln[k], &lm[k], &lM2[k], cnt[k], mean[k], d2[k]);
   }
   for (int64_t i = full; i < n; i++) {
-    double v = rd_d(dt, x, i * sx);
+    double v = rd_d(dt, x, i * sx) - kp->shift;
     if (ign && v != v) continue;
     int k = (int)(i & 31) >> 3, l = (int)(i & 7);
     ln[k][l] += 1.0;

@@ -50,6 +50,9 @@ typedef struct {
   int exact;       /* integer SUM for MEAN: 128-bit exact even for 64-bit inputs */
   int square;      /* DOT family: x·x (SUMSQ, NORM2), y unused */
   double scale;    /* DOT family on f64: multiply inputs by this power of two first */
+  double shift;    /* VAR family: subtract this from every element first (the slice's first
+                      element): Chan's merges of many small groups then work near zero,
+                      where rounding the running mean costs nothing */
 } tally__kparams;
 
 /* Reduce n elements x[idx*sx] (and y[idx*sy]) into *acc; idx0 is the index of the first

@@ -4,6 +4,7 @@
  * The chunking never depends on the thread count, and chunk parts are merged in index
  * order on one thread, so results are the same for any number of threads. */
 #include "cpu.h"
+#include "kern_load.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -49,6 +50,7 @@ static void plan_init(plan_t *pl, const tally__cpu_ctx *c, const tally__problem 
   /* MEAN of integers sums exactly in 128 bits; NORM2 of integers squares in f64. */
   pl->kp.exact = is_int && (p->op == TALLY_MEAN || p->op == TALLY_NORM2);
   pl->kp.scale = 1.0;
+  pl->kp.shift = 0.0;
 }
 
 /* ------------------------------------------------------------ walking a slice */
@@ -95,6 +97,17 @@ static void reduce_range(const plan_t *pl, const tally__kparams *kp, const slice
              p->cstride[1], len, cur, kp);
     cur += len;
   }
+}
+
+/* The kernel parameters of one slice: VAR works relative to the slice's first element
+ * (0 if that is not finite), the same for every chunk of the slice. */
+static tally__kparams slice_kparams(const plan_t *pl, const slice_t *s) {
+  tally__kparams kp = pl->kp;
+  if (pl->fam == TALLY__FAM_VAR && s->n > 0) {
+    double k0 = rd_d(pl->p->dtype, s->x, 0);
+    kp.shift = isfinite(k0) ? k0 : 0.0;
+  }
+  return kp;
 }
 
 static int64_t nchunks(int64_t n) {
@@ -195,6 +208,7 @@ static double norm2_f64(const plan_t *pl, const slice_t *s, double ss) {
   if (maxabs == 0.0 || isinf(maxabs)) return maxabs;
   int e;
   frexp(maxabs, &e);
+  if (e < -1020) e = -1020; /* 2^-e must itself be finite; subnormals need not reach 1 */
   tally__kparams kp = pl->kp;
   kp.scale = ldexp(1.0, -e);
   tally__part acc;
@@ -293,12 +307,13 @@ typedef struct {
   slice_t s;
   tally__part *parts;
   int64_t nchunks, ntasks;
+  tally__kparams kp;
 } chunk_job;
 
 static void chunk_task(void *arg, int64_t t) {
   chunk_job *j = arg;
   int64_t lo = t * j->nchunks / j->ntasks, hi = (t + 1) * j->nchunks / j->ntasks;
-  for (int64_t c = lo; c < hi; c++) chunk_part(j->pl, &j->pl->kp, &j->s, c, &j->parts[c]);
+  for (int64_t c = lo; c < hi; c++) chunk_part(j->pl, &j->kp, &j->s, c, &j->parts[c]);
 }
 
 #define WAKE_BYTES ((int64_t)4 << 20)
@@ -320,7 +335,8 @@ static void slice_task(void *arg, int64_t k) {
   slice_job *j = arg;
   slice_t s = slice_at(j->pl, j->in, j->in2, k);
   tally__part acc;
-  reduce_slice_serial(j->pl, &j->pl->kp, &s, &acc);
+  tally__kparams kp = slice_kparams(j->pl, &s);
+  reduce_slice_serial(j->pl, &kp, &s, &acc);
   /* Only the lowest failing slice's message is kept: check it again serially below. */
   if (finalize(NULL, j->pl, &s, &acc, j->out, k * j->s0, j->s1, k) != TALLY_OK) {
     int64_t cur = atomic_load(&j->first_bad);
@@ -400,26 +416,28 @@ tally_status tally__cpu_reduce(tally_context *ctx, const tally__problem *p, cons
     if (bad == INT64_MAX) return TALLY_OK;
     slice_t s = slice_at(&pl, x, y, bad);
     tally__part acc;
-    reduce_slice_serial(&pl, &pl.kp, &s, &acc);
+    tally__kparams kp = slice_kparams(&pl, &s);
+    reduce_slice_serial(&pl, &kp, &s, &acc);
     return finalize(ctx, &pl, &s, &acc, out, bad * s0, s1, bad); /* sets the message */
   }
 
   for (int64_t k = 0; k < p->nslices; k++) {
     slice_t s = slice_at(&pl, x, y, k);
     tally__part acc;
+    tally__kparams kp = slice_kparams(&pl, &s);
     int64_t nc = nchunks(s.n);
     if (parallel && nc > 1) {
       tally_status st;
       if (!ws && (st = scratch(c, (size_t)nc * sizeof(tally__part), &ws))) return st;
       int64_t ntasks = (int64_t)c->threads * TALLY_TASKS_PER_THREAD;
-      chunk_job j = {&pl, s, ws, nc, ntasks < nc ? ntasks : nc};
+      chunk_job j = {&pl, s, ws, nc, ntasks < nc ? ntasks : nc, kp};
       pr.limit = s.n;
       pr.per_task = (s.n + j.ntasks - 1) / j.ntasks;
       tally__pool_run(c->pool, j.ntasks, chunk_task, &j, p->opt.progress ? progress_cb : NULL, &pr);
       tally__part_init(&acc, pl.fam, 0);
       for (int64_t t = 0; t < nc; t++) tally__part_merge(&acc, &j.parts[t], pl.fam);
     } else {
-      reduce_slice_serial(&pl, &pl.kp, &s, &acc);
+      reduce_slice_serial(&pl, &kp, &s, &acc);
     }
     tally_status st = finalize(ctx, &pl, &s, &acc, out, k * s0, s1, k);
     if (st) return st;

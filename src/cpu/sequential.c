@@ -96,6 +96,7 @@ AI tally_status run_body(int dt, tally_context *ctx, const tally__problem *p, ta
         else {
           int e;
           frexp(mx, &e);
+          if (e < -1020) e = -1020; /* keep 2^-e finite */
           double sc = ldexp(1.0, -e), s2 = 0.0;
           FOR_EACH(w, { double a = rd_d(dt, x, ox) * sc; if (!ISNAN_SKIP(a)) s2 += a * a; });
           acc = s2 * ldexp(1.0, 2 * e);

@@ -110,7 +110,7 @@ static double round_to(const exactsum *a, int p, int emin, int emax) {
   int E = b + 32 * (top - 3) - BIAS; /* value in [2^E, 2^(E+1)) */
   int keep = p;
   if (E < emin) keep = p - (emin - E); /* subnormal: fewer bits */
-  if (keep < 0) keep = 0;
+  if (keep < 0) return sign < 0 ? -0.0 : 0.0; /* below half the smallest subnormal */
   int drop = b + 1 - keep; /* bits of w below the kept ones (>= 1 since b >= 96) */
   unsigned __int128 mant = w >> drop;
   unsigned __int128 rem = w & (((unsigned __int128)1 << drop) - 1);
