@@ -31,6 +31,12 @@ typedef uint32_t vui __attribute__((vector_size(64)));
 typedef int32_t vi8 __attribute__((vector_size(32)));  /* 8 int32 */
 typedef uint32_t vui8 __attribute__((vector_size(32)));
 
+/* Element size, as a constant the compiler can fold (tally_dtype_size is a call). */
+#define DT_SIZE(dt)                                                                    \
+  ((dt) == TALLY_BOOL || (dt) == TALLY_I8 || (dt) == TALLY_U8 ? 1                      \
+   : (dt) == TALLY_I16 || (dt) == TALLY_U16 || (dt) == TALLY_F16 || (dt) == TALLY_BF16 ? 2 \
+   : (dt) == TALLY_I32 || (dt) == TALLY_U32 || (dt) == TALLY_F32 ? 4 : 8)
+
 /* ------------------------------------------------------------ scalar element reads */
 
 AI uint16_t rd_u16(const void *p, int64_t i) { uint16_t v; memcpy(&v, (const char *)p + 2 * i, 2); return v; }
@@ -52,6 +58,10 @@ AI float bf16_to_float(uint16_t h) { uint32_t u = (uint32_t)h << 16; float f; me
 /* ------------------------------------------------------------ vector conversions */
 
 AI vf8 f16x8_to_vf8(const uint16_t h[8]) {
+#if defined(__F16C__)
+  /* vcvtph2ps converts exactly, subnormals, Inf and NaN included: the same values. */
+  return (vf8)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h));
+#endif
   typedef uint16_t vh8 __attribute__((vector_size(16)));
   vh8 hv;
   memcpy(&hv, h, 16);
@@ -70,6 +80,9 @@ AI vf8 f16x8_to_vf8(const uint16_t h[8]) {
 }
 
 AI vf8 bf16x8_to_vf8(const uint16_t h[8]) {
+#if defined(__AVX2__)
+  return (vf8)_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)h)), 16);
+#endif
   typedef uint16_t vh8 __attribute__((vector_size(16)));
   vh8 hv;
   memcpy(&hv, h, 16);
@@ -166,7 +179,47 @@ AI vl load_vl(int dt, const void *p, int64_t i, int64_t s) {
  * NaNs beyond ±Inf), u32 with its top bit flipped, the rest by value. */
 AI vi f32bits_to_key(vi b) { return b ^ ((b >> 31) & 0x7fffffff); }
 
+/* 16 small integers widened to 32-bit lanes. GCC lowers the generic byte-vector
+ * conversion element by element; one vpmovzx/vpmovsx does it. */
+AI vi widen16(int dt, const void *src) {
+#if defined(__AVX512F__)
+  __m128i b8 = _mm_loadu_si128((const __m128i *)src);
+  switch (dt) {
+  case TALLY_I8: return (vi)_mm512_cvtepi8_epi32(b8);
+  case TALLY_U8: return (vi)_mm512_cvtepu8_epi32(b8);
+  case TALLY_I16: return (vi)_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)src));
+  default: return (vi)_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)src));
+  }
+#elif defined(__AVX2__)
+  const char *c = (const char *)src;
+  __m256i lo, hi;
+  switch (dt) {
+  case TALLY_I8: lo = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)c)); hi = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(c + 8))); break;
+  case TALLY_U8: lo = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)c)); hi = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(c + 8))); break;
+  case TALLY_I16: lo = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)c)); hi = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(c + 16))); break;
+  default: lo = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)c)); hi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(c + 16))); break;
+  }
+  vi v;
+  memcpy(&v, &lo, 32);
+  memcpy((char *)&v + 32, &hi, 32);
+  return v;
+#else
+  vi v;
+  for (int l = 0; l < 16; l++) {
+    switch (dt) {
+    case TALLY_I8: v[l] = ((const int8_t *)src)[l]; break;
+    case TALLY_U8: v[l] = ((const uint8_t *)src)[l]; break;
+    case TALLY_I16: { int16_t t; memcpy(&t, (const char *)src + 2 * l, 2); v[l] = t; break; }
+    default: { uint16_t t; memcpy(&t, (const char *)src + 2 * l, 2); v[l] = t; break; }
+    }
+  }
+  return v;
+#endif
+}
+
 AI vi load_key32(int dt, const void *p, int64_t i, int64_t s) {
+  if ((dt == TALLY_I8 || dt == TALLY_U8 || dt == TALLY_I16 || dt == TALLY_U16) && s == 1)
+    return widen16(dt, (const char *)p + i * DT_SIZE(dt));
   switch (dt) {
   case TALLY_F32: { vi b; READ_ELEMS(&b, p, i, s, 16, 4); return f32bits_to_key(b); }
   case TALLY_F16: case TALLY_BF16: { vf f = load_vf(dt, p, i, s); vi b; memcpy(&b, &f, 64); return f32bits_to_key(b); }

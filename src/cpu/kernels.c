@@ -149,6 +149,18 @@ AI void sum_int(int dt, KARGS) {
       int64_t v = rd_l(dt, x, i * sx);
       loc.wide += dt == TALLY_I64 ? (unsigned __int128)(__int128)v : (unsigned __int128)(uint64_t)v;
     }
+  } else if (DT_SIZE(dt) <= 2) {
+    /* 8- and 16-bit inputs in 64 lanes of 32 bits: a chunk (<= 2^16 elements) puts at
+     * most 2^10 values of at most 2^16 in a lane, far from overflow. */
+    vi a[4] = {0};
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64)
+      for (int k = 0; k < 4; k++) a[k] += load_key32(dt, x, i + 16 * k, sx);
+    for (; i < n; i++) a[(i & 63) >> 4][i & 15] += (int32_t)rd_l(dt, x, i * sx);
+    vi t = (a[0] + a[1]) + (a[2] + a[3]);
+    int64_t total = 0;
+    for (int l = 0; l < 16; l++) total += t[l];
+    loc.wide = (unsigned __int128)(__int128)total;
   } else {
     vul a[4] = {0};
     int64_t i = 0;
@@ -617,43 +629,80 @@ AI void k_var(int dt, KARGS) {
 
 /* ------------------------------------------------------------ ANY, ALL, COUNT_NONZERO */
 
-/* Through doubles: no nonzero integer converts to 0.0, NaN != 0, −0.0 == 0. */
+/* On the bit patterns: an element is nonzero when any bit but a float's sign bit is set
+ * (so NaN counts and −0.0 does not). Contiguous input is read 64 bytes at a time into
+ * lanes of the element's own width, counted in lanes of that width, which are flushed
+ * into a 64-bit total before they can overflow. */
+#define COUNT_BODY(U, MASK, FLUSH)                                                   \
+  do {                                                                               \
+    typedef U vu __attribute__((vector_size(64)));                                   \
+    const int per = 64 / (int)sizeof(U);                                             \
+    vu c = {0};                                                                      \
+    int since = 0;                                                                   \
+    if (sx == 1)                                                                     \
+      for (; i + per <= n; i += per) {                                               \
+        vu v;                                                                        \
+        memcpy(&v, (const char *)x + i * (int64_t)sizeof(U), 64);                    \
+        c -= (vu)((v & (U)(MASK)) != 0);                                             \
+        if (++since == (FLUSH)) {                                                    \
+          for (int l = 0; l < per; l++) cnt += c[l];                                 \
+          c = (vu){0};                                                               \
+          since = 0;                                                                 \
+        }                                                                            \
+      }                                                                              \
+    for (int l = 0; l < per; l++) cnt += c[l];                                       \
+    for (; i < n; i++) {                                                             \
+      U v;                                                                           \
+      memcpy(&v, (const char *)x + i * sx * (int64_t)sizeof(U), sizeof(U));          \
+      cnt += (v & (U)(MASK)) != 0;                                                   \
+    }                                                                                \
+  } while (0)
+
 AI void k_count(int dt, KARGS) {
   tally__part loc;
   tally__part_init(&loc, TALLY__FAM_COUNT, 0);
-  vl c[2] = {{0}, {0}};
   int64_t i = 0, cnt = 0;
-  for (; i + 16 <= n; i += 16)
-    for (int k = 0; k < 2; k++) c[k] -= (vl)(load_vd(dt, x, i + 8 * k, sx) != 0.0);
-  for (; i < n; i++) cnt += rd_d(dt, x, i * sx) != 0.0;
-  for (int l = 0; l < 8; l++) cnt += c[0][l] + c[1][l];
+  switch (DT_SIZE(dt)) {
+  case 1: COUNT_BODY(uint8_t, 0xff, 255); break;
+  case 2: COUNT_BODY(uint16_t, IS_FLOAT(dt) ? 0x7fff : 0xffff, 65535); break;
+  case 4: COUNT_BODY(uint32_t, IS_FLOAT(dt) ? 0x7fffffffu : 0xffffffffu, -1); break;
+  default: COUNT_BODY(uint64_t, IS_FLOAT(dt) ? INT64_MAX : -1, -1); break;
+  }
   loc.n = cnt;
   tally__part_merge(acc, &loc, TALLY__FAM_COUNT);
 }
 
 /* ------------------------------------------------------------ BITAND, BITOR, BITXOR */
 
+/* Bitwise folds do not care where one element ends and the next begins: contiguous input
+ * is folded 64 bits at a time, and the 64-bit result is then folded onto itself down to
+ * the element's width (each byte position holds the fold of the elements there). bool
+ * never gets here: the driver counts it instead (and = all, or = any, xor = parity). */
 AI void bit_body(int dt, int which, KARGS) {
   tally__family fam = which == 0 ? TALLY__FAM_BITAND : which == 1 ? TALLY__FAM_BITOR : TALLY__FAM_BITXOR;
   tally__part loc;
   tally__part_init(&loc, fam, 0);
-  vl a[2];
-  a[0] = a[1] = (vl){0} + (which == 0 ? -1 : 0);
+  const int64_t esz = DT_SIZE(dt);
+  uint64_t r = which == 0 ? ~(uint64_t)0 : 0;
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    for (int k = 0; k < 2; k++) {
-      vl v = load_vl(dt, x, i + 8 * k, sx);
-      a[k] = which == 0 ? a[k] & v : which == 1 ? a[k] | v : a[k] ^ v;
-    }
-  for (; i < n; i++) {
-    int64_t v = rd_l(dt, x, i * sx);
-    int k = (int)(i & 15) >> 3, l = (int)(i & 7);
-    a[k][l] = which == 0 ? a[k][l] & v : which == 1 ? a[k][l] | v : a[k][l] ^ v;
+#define BITOP(a, b) (which == 0 ? (a) & (b) : which == 1 ? (a) | (b) : (a) ^ (b))
+  if (sx == 1) {
+    const int64_t per = 256 / esz; /* elements per 4 vectors of 64 bytes */
+    vul a[4];
+    for (int k = 0; k < 4; k++) a[k] = (vul){0} + r;
+    for (; i + per <= n; i += per)
+      for (int k = 0; k < 4; k++) {
+        vul v;
+        memcpy(&v, (const char *)x + i * esz + 64 * k, 64);
+        a[k] = BITOP(a[k], v);
+      }
+    vul t = BITOP(BITOP(a[0], a[1]), BITOP(a[2], a[3]));
+    for (int l = 0; l < 8; l++) r = BITOP(r, t[l]);
+    for (int sh = 32; sh >= 8 * esz; sh /= 2) r = BITOP(r, r >> sh);
   }
-  vl t = which == 0 ? a[0] & a[1] : which == 1 ? a[0] | a[1] : a[0] ^ a[1];
-  int64_t r = which == 0 ? -1 : 0;
-  for (int l = 0; l < 8; l++) r = which == 0 ? r & t[l] : which == 1 ? r | t[l] : r ^ t[l];
-  loc.k0 = r;
+  for (; i < n; i++) r = BITOP(r, (uint64_t)rd_l(dt, x, i * sx));
+#undef BITOP
+  loc.k0 = (int64_t)r;
   tally__part_merge(acc, &loc, fam);
 }
 AI void k_bitand(int dt, KARGS) { bit_body(dt, 0, acc, x, y, sx, sy, n, idx0, kp); }

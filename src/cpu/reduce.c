@@ -41,6 +41,9 @@ static void plan_init(plan_t *pl, const tally__cpu_ctx *c, const tally__problem 
   pl->p = p;
   pl->c = c;
   pl->fam = family_of(p->op);
+  /* Bitwise folds of bool are counts: and = all, or = any, xor = parity. */
+  if (p->dtype == TALLY_BOOL && (p->op == TALLY_BITAND || p->op == TALLY_BITOR || p->op == TALLY_BITXOR))
+    pl->fam = TALLY__FAM_COUNT;
   pl->kern = c->kernels[pl->fam][p->dtype];
   pl->esz = (int64_t)tally_dtype_size(p->dtype);
   bool is_int = tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;
@@ -281,7 +284,12 @@ static tally_status finalize(tally_context *ctx, const plan_t *pl, const slice_t
   case TALLY_ALL: tally__store_i64(rd, out, at, a->n == s->n); return TALLY_OK;
   case TALLY_COUNT_NONZERO: tally__store_i64(rd, out, at, a->n); return TALLY_OK;
   case TALLY_BITAND: case TALLY_BITOR: case TALLY_BITXOR:
-    tally__store_i64(rd, out, at, a->k0);
+    if (dt == TALLY_BOOL) {
+      int64_t v = p->op == TALLY_BITAND ? a->n == s->n : p->op == TALLY_BITOR ? a->n > 0 : a->n & 1;
+      tally__store_i64(rd, out, at, v);
+    } else {
+      tally__store_i64(rd, out, at, a->k0);
+    }
     return TALLY_OK;
   case TALLY_AFFINE:
     if (is_float) {
