@@ -11,7 +11,7 @@ void tt__ref_order(const tt_spec *s, const void *x, int64_t n, tt_expect *e);
 void tt__ref_int(const tt_spec *s, const void *x, const void *y, int64_t n, tt_expect *e);
 /* Arithmetic ops on float dtypes: exact references and the bounds of SEMANTICS.md. */
 void tt__ref_float(const tt_spec *s, const void *x, const void *y, int64_t n, tt_expect *e);
-/* VAR and STD on any dtype but bool-less special cases (shared by int and float). */
+/* VAR and STD on every dtype, integers and floats alike. */
 void tt__ref_var(const tt_spec *s, const void *x, int64_t n, tt_expect *e);
 
 #endif
