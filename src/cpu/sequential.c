@@ -87,21 +87,23 @@ AI tally_status run_body(int dt, tally_context *ctx, const tally__problem *p, ta
         double t = prod ? acc * a : (op == TALLY_SUM || op == TALLY_MEAN) ? acc + a : acc + a * b;
         acc = naive ? to_input_float(dt, t) : t;
       });
-      if (op == TALLY_NORM2 && dt == TALLY_F64 && !naive && !(isfinite(acc) && acc >= 0x1p-968) &&
-          !isnan(acc) && acc != 0.0) {
-        /* Rescale by a power of two so the largest magnitude is near 1 (see reduce.c). */
+      if (op == TALLY_NORM2 && dt == TALLY_F64 && !naive && !isnan(acc) &&
+          !(isfinite(acc) && acc >= 0x1p-968)) {
+        /* Overflowed, or squares lost bits to underflow: rescale by a power of two so the
+         * largest magnitude is near 1 (see reduce.c), and answer from the scaled sum. */
         double mx = 0.0;
         FOR_EACH(w, { double a = fabs(rd_d(dt, x, ox)); if (!ISNAN_SKIP(a) && a > mx) mx = a; });
-        if (isinf(mx)) acc = INFINITY;
-        else {
+        double r = mx;
+        if (mx != 0.0 && !isinf(mx)) {
           int e;
           frexp(mx, &e);
           if (e < -1020) e = -1020; /* keep 2^-e finite */
           double sc = ldexp(1.0, -e), s2 = 0.0;
           FOR_EACH(w, { double a = rd_d(dt, x, ox) * sc; if (!ISNAN_SKIP(a)) s2 += a * a; });
-          acc = s2 * ldexp(1.0, 2 * e);
-          if (isinf(acc)) { tally__store_f64(rd, out, at, sqrt(s2) * ldexp(1.0, e)); return TALLY_OK; }
+          r = sqrt(s2) * ldexp(1.0, e);
         }
+        tally__store_f64(rd, out, at, r);
+        return TALLY_OK;
       }
       if (op == TALLY_MEAN) acc = cnt ? (naive ? to_input_float(dt, acc / (double)cnt) : acc / (double)cnt) : NAN;
       if (op == TALLY_NORM2) acc = naive ? to_input_float(dt, sqrt(acc)) : sqrt(acc);
