@@ -84,7 +84,10 @@ AI tally_status run_body(int dt, tally_context *ctx, const tally__problem *p, ta
         double a = rd_d(dt, x, ox), b = sq ? a : (op == TALLY_DOT ? rd_d(dt, y, oy) : 1.0);
         if (ISNAN_SKIP(a) || ISNAN_SKIP(b)) continue;
         cnt++;
-        double t = prod ? acc * a : (op == TALLY_SUM || op == TALLY_MEAN) ? acc + a : acc + a * b;
+        /* The naive loop is C's `s += x[i] * y[i]` in the input type: the product is
+         * rounded to that type before the sum is. */
+        double ab = naive ? to_input_float(dt, a * b) : a * b;
+        double t = prod ? acc * a : (op == TALLY_SUM || op == TALLY_MEAN) ? acc + a : acc + ab;
         acc = naive ? to_input_float(dt, t) : t;
       });
       if (op == TALLY_NORM2 && dt == TALLY_F64 && !naive && !isnan(acc) &&
@@ -202,17 +205,18 @@ AI tally_status run_body(int dt, tally_context *ctx, const tally__problem *p, ta
   }
   case TALLY_ARGMIN: case TALLY_ARGMAX: {
     const int ismax = op == TALLY_ARGMAX;
-    int64_t best = 0, bidx = -1;
+    int64_t best = 0, bidx = -1, first_nan = -1;
     FOR_EACH(w, {
+      if (first_nan >= 0) continue; /* the first NaN wins: nothing after it matters */
       double v = IS_FLOAT(dt) ? rd_d(dt, x, ox) : 0.0;
       if (IS_FLOAT(dt) && v != v) {
-        if (ign) continue;
-        bidx = j; /* the first NaN wins */
-        break;
+        if (!ign) first_nan = j;
+        continue;
       }
       int64_t key = rd_key(dt, x, ox);
       if (bidx < 0 || (ismax ? key > best : key < best)) { best = key; bidx = j; }
     });
+    if (first_nan >= 0) bidx = first_nan;
     if (bidx < 0)
       return tally__fail(ctx, TALLY_EEMPTY, "in: %s of slice %" PRId64 ": all %" PRId64
                          " values are NaN and NaNs are ignored", tally_op_name(op), k, n);
