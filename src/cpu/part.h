@@ -63,14 +63,14 @@ typedef void (*tally__kernel)(tally__part *acc, const void *x, const void *y, in
 /* Elements per chunk: the unit of parallel work and of determinism. At most 2^16: small
  * enough for 32-bit lane indices and exact 64-bit lane sums of 32-bit integers, large
  * enough that a chunk's fold and merge cost nothing next to its loads. Shorter runs get
- * shorter chunks (down to 2^12), at least 16 of them, so that mid-sized inputs split
+ * shorter chunks (down to 2^12), at least 8 of them, so that mid-sized inputs split
  * across threads. The length depends only on the run's length: never on threads. */
 #define TALLY__CHUNK ((int64_t)1 << 16)
 #define TALLY__CHUNK_MIN ((int64_t)1 << 12)
 
 static inline int64_t tally__chunk_len(int64_t n) {
   int64_t c = TALLY__CHUNK_MIN;
-  while (c < TALLY__CHUNK && c * 16 < n) c *= 2;
+  while (c < TALLY__CHUNK && c * 8 < n) c *= 2;
   return c;
 }
 

@@ -98,6 +98,19 @@ static void *worker(void *arg) {
   }
 }
 
+/* Pick the CPU for worker i: the allowed CPUs other than the creating thread's, in turn.
+ * Pinning keeps a spinning worker off the caller's CPU: left to itself the scheduler
+ * starts a new thread beside its creator and moves it only milliseconds later, and until
+ * then the two share one core and the worker never gets a task. Returns -1 for "no pin". */
+static int worker_cpu(int i) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+  int self = sched_getcpu(), count = 0, cpus[CPU_SETSIZE];
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &allowed) && c != self) cpus[count++] = c;
+  return count ? cpus[i % count] : -1;
+}
+
 tally__pool *tally__pool_create(int nthreads) {
   if (nthreads < 1) nthreads = 1;
   tally__pool *p = calloc(1, sizeof *p);
@@ -114,7 +127,18 @@ tally__pool *tally__pool_create(int nthreads) {
     p->threads = calloc((size_t)nthreads - 1, sizeof *p->threads);
     if (!p->threads) { tally__pool_destroy(p); return NULL; }
     for (int i = 0; i < nthreads - 1; i++) {
-      if (pthread_create(&p->threads[i], NULL, worker, p) != 0) {
+      pthread_attr_t attr;
+      pthread_attr_init(&attr);
+      int cpu = worker_cpu(i);
+      if (cpu >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+      }
+      int rc = pthread_create(&p->threads[i], &attr, worker, p);
+      pthread_attr_destroy(&attr);
+      if (rc != 0) {
         p->nthreads = i + 1; /* destroy joins only the ones that started */
         tally__pool_destroy(p);
         return NULL;

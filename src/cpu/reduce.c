@@ -327,7 +327,7 @@ static void chunk_task(void *arg, int64_t t) {
 #define WAKE_BYTES ((int64_t)4 << 20)
 
 #ifndef TALLY_TASKS_PER_THREAD
-#define TALLY_TASKS_PER_THREAD 4
+#define TALLY_TASKS_PER_THREAD 2
 #endif
 
 typedef struct {
