@@ -543,13 +543,16 @@ AI void k_argmax(int dt, KARGS) {
 
 /* ------------------------------------------------------------ VAR, STD */
 
-/* Two passes over blocks small enough to stay in L1: each lane's mean over the block,
- * then the sum of squared deviations from it, so the
- * result is as good as a full two-pass algorithm while memory is read once. Each of the
- * 32 lanes keeps its own (count, mean, M2), merged block by block with Chan's rule in
- * vector form; the lanes are merged at the end in a fixed order. Elements past the last
+/* One pass, in blocks of VAR_BLOCK elements, each lane keeping (count, mean, M2) relative
+ * to K, the slice's first element (kp->shift). Within a block, a lane sums d = x − s and
+ * d² with s the lane's running mean so far (K for its first block): the block's M2 is
+ * Σd² − (Σd)²/n, which cancels only as far as the block's mean is from s, i.e. by about
+ * one block's spread, and a block whose mean jumps far from s is one whose jump dominates
+ * the total M2 anyway. Blocks merge into the lane by Chan's rule; lanes merge at the end
+ * in a fixed order. Working relative to K keeps those merges accurate when the mean is far
+ * from zero. A single pass keeps the loads streaming, as in SUM. Elements past the last
  * full group of 32 join their lanes by Welford's update. */
-#define VAR_BLOCK 4096
+#define VAR_BLOCK 2048
 AI void chan_merge_vd(vd *n, vd *m, vd *m2, vd nb, vd mb, vd m2b) {
   vd nn = *n + nb;
   vl any = nn > 0.0;
@@ -565,44 +568,47 @@ AI void chan_merge_vd(vd *n, vd *m, vd *m2, vd nb, vd mb, vd m2b) {
 AI void var_body(int dt, int ign, KARGS) {
   tally__part loc;
   tally__part_init(&loc, TALLY__FAM_VAR, 0);
-  vd ln[4], lm[4], lM2[4];
-  for (int k = 0; k < 4; k++) ln[k] = lm[k] = lM2[k] = (vd){0};
-  /* The block as doubles, converted once: the second pass reads this copy (in L1). */
-  vd buf[VAR_BLOCK / 8];
-  const vd one = (vd){0} + 1.0;
+  const double K = kp->shift;
+  const vd one = (vd){0} + 1.0, vK = (vd){0} + K;
+  vd ln[4], lm[4], lM2[4], sh[4], shm[4], she[4];
+  for (int k = 0; k < 4; k++) {
+    ln[k] = lm[k] = lM2[k] = (vd){0};
+    sh[k] = vK;               /* the shift s of the lane's next block */
+    shm[k] = she[k] = (vd){0}; /* s − K = shm − she exactly */
+  }
   int64_t full = n & ~(int64_t)31;
   for (int64_t b = 0; b < full; b += VAR_BLOCK) {
     int64_t m = full - b < VAR_BLOCK ? full - b : VAR_BLOCK;
-    vd a[4] = {0}, c[4] = {0};
+    vd s1[4] = {0}, s2[4] = {0}, c[4] = {0};
     for (int64_t i = 0; i < m; i += 32)
       for (int k = 0; k < 4; k++) {
-        vd v = load_vd(dt, x, b + i + 8 * k, sx) - kp->shift;
-        buf[(i >> 3) + k] = v;
+        vd v = load_vd(dt, x, b + i + 8 * k, sx), d = v - sh[k];
         if (ign) {
           vl ok = v == v;
           c[k] += (vd)((vl)one & ok);
-          v = (vd)((vl)v & ok);
+          d = (vd)((vl)d & ok);
         }
-        a[k] += v;
+        s1[k] += d;
+        s2[k] += d * d;
       }
-    vd cnt[4], mean[4], d2[4] = {0};
     for (int k = 0; k < 4; k++) {
-      cnt[k] = ign ? c[k] : (vd){0} + (double)(m / 32);
-      vl any = cnt[k] > 0.0;
-      mean[k] = (vd)((vl)(a[k] / cnt[k]) & any);
+      vd cnt = ign ? c[k] : (vd){0} + (double)(m / 32);
+      vl any = cnt > 0.0;
+      vd q = (vd)((vl)(s1[k] / cnt) & any); /* block mean − s */
+      vd bM2 = s2[k] - s1[k] * q;
+      vd bmean = shm[k] + (q - she[k]);      /* block mean − K */
+      chan_merge_vd(&ln[k], &lm[k], &lM2[k], cnt, bmean, bM2);
+      /* Next shift: K + lm, with its rounding error kept (TwoSum) so that s − K is known
+       * exactly; lanes that have seen nothing keep K. */
+      vd t = vK + lm[k], z = t - vK, e = (vK - (t - z)) + (lm[k] - z);
+      vl has = ln[k] > 0.0;
+      sh[k] = (vd)(((vl)t & has) | ((vl)vK & ~has));
+      shm[k] = (vd)((vl)lm[k] & has);
+      she[k] = (vd)((vl)(-e) & has);
     }
-    for (int64_t i = 0; i < m; i += 32)
-      for (int k = 0; k < 4; k++) {
-        vd v = buf[(i >> 3) + k], d = v - mean[k];
-        if (ign) d = (vd)((vl)d & (vl)(v == v));
-        d2[k] += d * d;
-      }
-    /* No correction term Σd: with f64 arithmetic the block mean's rounding error δ adds
-     * only n·δ² to M2, relative δ²/σ² < 1e-16 even for |mean|/σ = 1e8. */
-    for (int k = 0; k < 4; k++) chan_merge_vd(&ln[k], &lm[k], &lM2[k], cnt[k], mean[k], d2[k]);
   }
   for (int64_t i = full; i < n; i++) {
-    double v = rd_d(dt, x, i * sx) - kp->shift;
+    double v = rd_d(dt, x, i * sx) - K;
     if (ign && v != v) continue;
     int k = (int)(i & 31) >> 3, l = (int)(i & 7);
     ln[k][l] += 1.0;
