@@ -468,65 +468,94 @@ AI void k_minmax(int dt, KARGS) {
 
 /* ------------------------------------------------------------ ARGMIN, ARGMAX */
 
-/* Per lane: the best key and its index, strict compare so the first of equals stays.
- * Lanes start from their own first element (no sentinel can collide with a real key).
- * NaN keys become the most extreme key (NAN_PROPAGATE: the first NaN wins) or the least
- * (NAN_IGNORE: never chosen unless all are NaN, which the fold then reports as empty). */
-#define ARG_NV 4 /* vectors of lanes: enough independent compare-select chains */
-#define ARG_BODY(VK, VIDX, LANES, LOADK, NANK, KMAX, KMIN, TK)                               \
-  do {                                                                                      \
-    int64_t i = 0;                                                                          \
-    const int64_t W = ARG_NV * LANES;                                                       \
-    TK nanval = (ismax ? !ign : ign) ? KMAX : KMIN;                                         \
-    if (n >= W) {                                                                           \
-      VK best[ARG_NV];                                                                      \
-      VIDX bidx[ARG_NV], lane_idx;                                                          \
-      for (int l = 0; l < LANES; l++) lane_idx[l] = l;                                      \
-      for (int k = 0; k < ARG_NV; k++) {                                                    \
-        VK key = LOADK(dt, x, LANES * k, sx);                                               \
-        if (IS_FLOAT(dt)) { VK m = NANK(dt, key); key = (key & ~m) | (m & nanval); }        \
-        best[k] = key;                                                                      \
-        bidx[k] = lane_idx + (TK)(LANES * k);                                               \
-      }                                                                                     \
-      for (i = W; i + W <= n; i += W)                                                       \
-        for (int k = 0; k < ARG_NV; k++) {                                                  \
-          VK key = LOADK(dt, x, i + LANES * k, sx);                                         \
-          if (IS_FLOAT(dt)) { VK m = NANK(dt, key); key = (key & ~m) | (m & nanval); }      \
-          VK better = ismax ? key > best[k] : key < best[k];                                \
-          best[k] = (key & better) | (best[k] & ~better);                                   \
-          bidx[k] = ((lane_idx + (TK)(i + LANES * k)) & (VIDX)better) | (bidx[k] & ~(VIDX)better); \
-        }                                                                                   \
-      for (; i < n; i++) {                                                                  \
-        TK key = (TK)rd_key(dt, x, i * sx);                                                 \
-        if (IS_FLOAT(dt) && (key > PINF || key < NINF)) key = nanval;                       \
-        int k = (int)(i % W) / LANES, l = (int)(i % LANES);                                 \
-        if (ismax ? key > best[k][l] : key < best[k][l]) { best[k][l] = key; bidx[k][l] = (TK)i; } \
-      }                                                                                     \
-      for (int k = 0; k < ARG_NV; k++)                                                      \
-        for (int l = 0; l < LANES; l++) {                                                   \
-          int64_t bk = best[k][l], bi = bidx[k][l];                                         \
-          if (loc.idx < 0 || (ismax ? bk > loc.k0 : bk < loc.k0) ||                         \
-              (bk == loc.k0 && bi < loc.idx)) { loc.k0 = bk; loc.idx = bi; }                \
-        }                                                                                   \
-    } else {                                                                                \
-      for (; i < n; i++) {                                                                  \
-        TK key = (TK)rd_key(dt, x, i * sx);                                                 \
-        if (IS_FLOAT(dt) && (key > PINF || key < NINF)) key = nanval;                       \
-        if (loc.idx < 0 || (ismax ? key > loc.k0 : key < loc.k0)) { loc.k0 = key; loc.idx = i; } \
-      }                                                                                     \
-    }                                                                                       \
-    if (ign && IS_FLOAT(dt) && loc.idx >= 0 && loc.k0 == (int64_t)nanval) loc.idx = -1;    \
+/* Block by block (small enough for L1): pass 1 finds the block's extreme key as MIN/MAX
+ * does, at streaming speed; only when that beats the best so far does pass 2 look for its
+ * first position in the block, from L1. On most data pass 2 runs a handful of times per
+ * chunk. A NaN under NAN_PROPAGATE ends the run at the block's first NaN: nothing after
+ * it can win. Keys order −0.0 below +0.0, so equal keys are equal values. */
+#define ARG_BLOCK 4096
+
+AI int first_eq32(vi a, int32_t t) {
+#if defined(__AVX512F__)
+  unsigned m = _mm512_cmpeq_epi32_mask((__m512i)a, _mm512_set1_epi32(t));
+  return m ? __builtin_ctz(m) : -1;
+#else
+  for (int l = 0; l < 16; l++) if (a[l] == t) return l;
+  return -1;
+#endif
+}
+AI int first_eq64(vl a, int64_t t) {
+#if defined(__AVX512F__)
+  unsigned m = _mm512_cmpeq_epi64_mask((__m512i)a, _mm512_set1_epi64(t));
+  return m ? __builtin_ctz(m) : -1;
+#else
+  for (int l = 0; l < 8; l++) if (a[l] == t) return l;
+  return -1;
+#endif
+}
+
+#define ARG_BODY(VK, LANES, LOADK, NANK, VMIN, VMAX, FIRST_EQ, KMAX, KMIN, TK, PINF, NINF)  \
+  do {                                                                                  \
+    const TK ident = ismax ? KMIN : KMAX, other = ismax ? KMAX : KMIN;                  \
+    for (int64_t b = 0; b < n; b += ARG_BLOCK) {                                        \
+      int64_t m = n - b < ARG_BLOCK ? n - b : ARG_BLOCK, i = 0;                         \
+      /* Pass 1: the block's extreme key; under NAN_PROPAGATE also the opposite         \
+       * extreme, since NaN keys lie beyond both ends. */                               \
+      VK ext[4], oth[4];                                                                \
+      for (int k = 0; k < 4; k++) { ext[k] = (VK){0} + ident; oth[k] = (VK){0} + other; } \
+      for (; i + 4 * LANES <= m; i += 4 * LANES)                                        \
+        for (int k = 0; k < 4; k++) {                                                   \
+          VK key = LOADK(dt, x, b + i + LANES * k, sx);                                 \
+          if (ign && IS_FLOAT(dt)) { VK nm = NANK(dt, key); key = (key & ~nm) | (nm & ident); } \
+          ext[k] = ismax ? VMAX(ext[k], key) : VMIN(ext[k], key);                       \
+          if (!ign && IS_FLOAT(dt)) oth[k] = ismax ? VMIN(oth[k], key) : VMAX(oth[k], key); \
+        }                                                                               \
+      TK e = ident, o = other;                                                          \
+      for (int k = 0; k < 4; k++)                                                       \
+        for (int l = 0; l < LANES; l++) {                                               \
+          if (ismax ? ext[k][l] > e : ext[k][l] < e) e = ext[k][l];                     \
+          if (ismax ? oth[k][l] < o : oth[k][l] > o) o = oth[k][l];                     \
+        }                                                                               \
+      int nan = 0;                                                                      \
+      if (!ign && IS_FLOAT(dt) && i > 0) nan = e > PINF || e < NINF || o > PINF || o < NINF; \
+      for (; i < m; i++) {                                                              \
+        TK key = (TK)rd_key(dt, x, (b + i) * sx);                                       \
+        if (IS_FLOAT(dt) && (key > PINF || key < NINF)) { nan |= !ign; continue; }      \
+        if (ismax ? key > e : key < e) e = key;                                         \
+      }                                                                                 \
+      if (nan) { /* the block's first NaN wins, and ends the run */                     \
+        for (int64_t j = 0; j < m; j++) {                                               \
+          TK key = (TK)rd_key(dt, x, (b + j) * sx);                                     \
+          if (key > PINF || key < NINF) { loc.k0 = ismax ? KMAX : KMIN; loc.idx = b + j; break; } \
+        }                                                                               \
+        break;                                                                          \
+      }                                                                                 \
+      /* A float key equal to the identity is a NaN's: the block held only NaNs. */     \
+      if (ign && IS_FLOAT(dt) && e == ident) continue;                                  \
+      if (loc.idx >= 0 && !(ismax ? e > loc.k0 : e < loc.k0)) continue;                 \
+      /* Pass 2, from L1: the first position of e in the block. */                      \
+      int64_t j = 0, at = -1;                                                           \
+      if (sx == 1)                                                                      \
+        for (; j + LANES <= m && at < 0; j += LANES) {                                  \
+          int l = FIRST_EQ(LOADK(dt, x, b + j, 1), e);                                  \
+          if (l >= 0) at = j + l;                                                       \
+        }                                                                               \
+      for (; j < m && at < 0; j++)                                                      \
+        if ((TK)rd_key(dt, x, (b + j) * sx) == e) at = j;                               \
+      loc.k0 = e;                                                                       \
+      loc.idx = b + at;                                                                 \
+    }                                                                                   \
   } while (0)
 
 AI void arg_body(int dt, int ismax, int ign, KARGS) {
   tally__part loc;
   tally__part_init(&loc, ismax ? TALLY__FAM_ARGMAX : TALLY__FAM_ARGMIN, 0);
   if (KEY32(dt)) {
-    const int32_t PINF = 0x7f800000, NINF = (int32_t)0x807fffff;
-    ARG_BODY(vi, vi, 16, load_key32, KEYS_NAN32, INT32_MAX, INT32_MIN, int32_t);
+    ARG_BODY(vi, 16, load_key32, KEYS_NAN32, vmin32, vmax32, first_eq32, INT32_MAX, INT32_MIN,
+             int32_t, (int32_t)0x7f800000, (int32_t)0x807fffff);
   } else {
-    const int64_t PINF = TALLY__KEY64_PINF, NINF = TALLY__KEY64_NINF;
-    ARG_BODY(vl, vl, 8, load_key64, KEYS_NAN64, INT64_MAX, INT64_MIN, int64_t);
+    ARG_BODY(vl, 8, load_key64, KEYS_NAN64, vmin64, vmax64, first_eq64, INT64_MAX, INT64_MIN,
+             int64_t, TALLY__KEY64_PINF, TALLY__KEY64_NINF);
   }
   if (loc.idx >= 0) loc.idx += idx0;
   tally__part_merge(acc, &loc, ismax ? TALLY__FAM_ARGMAX : TALLY__FAM_ARGMIN);
