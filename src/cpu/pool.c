@@ -39,6 +39,7 @@ struct tally__pool {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   pthread_t *threads;
+  int *cpu; /* the CPU each worker is pinned to, -1 if none */
 };
 
 static uint32_t gen_of(uint64_t t) { return (uint32_t)(t >> 32); }
@@ -98,17 +99,38 @@ static void *worker(void *arg) {
   }
 }
 
-/* Pick the CPU for worker i: the allowed CPUs other than the creating thread's, in turn.
- * Pinning keeps a spinning worker off the caller's CPU: left to itself the scheduler
- * starts a new thread beside its creator and moves it only milliseconds later, and until
- * then the two share one core and the worker never gets a task. Returns -1 for "no pin". */
-static int worker_cpu(int i) {
+/* Workers are pinned, each to its own CPU, none to the caller's: left to itself the
+ * scheduler starts a new thread beside its creator (and wakes a sleeping caller on any
+ * CPU), and a spinning worker on the caller's CPU takes its time instead of sharing the
+ * work, until the scheduler moves one of them milliseconds later. */
+static bool pin(pthread_t t, int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return pthread_setaffinity_np(t, sizeof one, &one) == 0;
+}
+
+/* An allowed CPU that is neither `avoid` nor any worker's; -1 if none. */
+static int free_cpu(const tally__pool *p, int avoid) {
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
-  int self = sched_getcpu(), count = 0, cpus[CPU_SETSIZE];
-  for (int c = 0; c < CPU_SETSIZE; c++)
-    if (CPU_ISSET(c, &allowed) && c != self) cpus[count++] = c;
-  return count ? cpus[i % count] : -1;
+  for (int c = 0; c < CPU_SETSIZE; c++) {
+    if (!CPU_ISSET(c, &allowed) || c == avoid) continue;
+    bool used = false;
+    for (int w = 0; w < p->nthreads - 1 && !used; w++) used = p->cpu[w] == c;
+    if (!used) return c;
+  }
+  return -1;
+}
+
+/* Move any worker off the calling thread's CPU (rare: one system call when it happens). */
+static void keep_off_caller(tally__pool *p) {
+  int me = sched_getcpu();
+  for (int w = 0; w < p->nthreads - 1; w++) {
+    if (p->cpu[w] != me) continue;
+    int c = free_cpu(p, me);
+    if (c >= 0 && pin(p->threads[w], c)) p->cpu[w] = c;
+  }
 }
 
 tally__pool *tally__pool_create(int nthreads) {
@@ -125,24 +147,19 @@ tally__pool *tally__pool_create(int nthreads) {
   pthread_cond_init(&p->cv, NULL);
   if (nthreads > 1) {
     p->threads = calloc((size_t)nthreads - 1, sizeof *p->threads);
-    if (!p->threads) { tally__pool_destroy(p); return NULL; }
+    if (!p->threads) { p->nthreads = 1; tally__pool_destroy(p); return NULL; }
+    p->cpu = calloc((size_t)nthreads - 1, sizeof *p->cpu);
+    if (!p->cpu) { p->nthreads = 1; tally__pool_destroy(p); return NULL; }
+    for (int i = 0; i < nthreads - 1; i++) p->cpu[i] = -1;
+    int me = sched_getcpu();
     for (int i = 0; i < nthreads - 1; i++) {
-      pthread_attr_t attr;
-      pthread_attr_init(&attr);
-      int cpu = worker_cpu(i);
-      if (cpu >= 0) {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        pthread_attr_setaffinity_np(&attr, sizeof one, &one);
-      }
-      int rc = pthread_create(&p->threads[i], &attr, worker, p);
-      pthread_attr_destroy(&attr);
-      if (rc != 0) {
+      if (pthread_create(&p->threads[i], NULL, worker, p) != 0) {
         p->nthreads = i + 1; /* destroy joins only the ones that started */
         tally__pool_destroy(p);
         return NULL;
       }
+      int c = free_cpu(p, me);
+      if (c >= 0 && pin(p->threads[i], c)) p->cpu[i] = c;
     }
   }
   return p;
@@ -159,6 +176,7 @@ void tally__pool_destroy(tally__pool *p) {
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->nthreads - 1; i++) pthread_join(p->threads[i], NULL);
     free(p->threads);
+    free(p->cpu);
   }
   pthread_mutex_destroy(&p->mu);
   pthread_cond_destroy(&p->cv);
@@ -187,6 +205,7 @@ void tally__pool_run(tally__pool *p, int64_t ntasks, tally__task_fn fn, void *ar
     }
     return;
   }
+  keep_off_caller(p);
   /* At most 2^32 - 1 tasks per job fit the ticket; the driver's chunks are far fewer. */
   p->fn = fn;
   p->arg = arg;
