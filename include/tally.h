@@ -276,6 +276,13 @@ typedef struct {
   char isa[16];       /**< CPU: "scalar", "avx2", "avx512" */
   int threads;        /**< CPU: threads used for large inputs */
   int64_t parallel_threshold_bytes; /**< CPU: below this many input bytes, one thread */
+  /* GPU backends (zero on the CPU): */
+  int compute_units;       /**< CUDA: multiprocessors; OpenCL: compute units */
+  int cc_major, cc_minor;  /**< CUDA: compute capability */
+  int64_t memory_bytes;    /**< device memory */
+  int64_t l2_bytes;        /**< last-level cache */
+  int driver_version;      /**< CUDA: e.g. 13000 for 13.0 */
+  char arch[16];           /**< CUDA: the architecture kernels are compiled for, "sm_90" */
 } tally_context_info;
 
 /** @brief Describe an open context. */
@@ -297,6 +304,23 @@ TALLY_API tally_status tally_devices(tally_device_info *list, int capacity, int 
 /** @brief The i-th variant name of the context's backend, in ladder order (the plainest
  *  first, "best" last); NULL past the end. CPU: "sequential", "naive", "best". */
 TALLY_API const char *tally_variant_name(const tally_context *ctx, int i);
+
+/* ------------------------------------------------------------------ device memory */
+
+/**
+ * Allocate @p bytes of the context's device memory (for TALLY_MEM_DEVICE arrays). On the
+ * CPU backend this is ordinary 64-byte aligned host memory. Fails with TALLY_ENOMEM (and
+ * allocates nothing) when the device has too little free memory. @p bytes = 0 gives NULL.
+ */
+TALLY_API tally_status tally_mem_alloc(tally_context *ctx, size_t bytes, void **ptr);
+/** Free memory from tally_mem_alloc on the same context; NULL is ignored. */
+TALLY_API tally_status tally_mem_free(tally_context *ctx, void *ptr);
+/**
+ * Copy @p bytes between host memory and the context's device memory, in either direction
+ * or within one side; returns when the copy is complete.
+ */
+TALLY_API tally_status tally_mem_copy(tally_context *ctx, void *dst, tally_mem dst_mem,
+                                      const void *src, tally_mem src_mem, size_t bytes);
 
 /* ------------------------------------------------------------------ reductions */
 

@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Backends without device memory of their own (the CPU) take TALLY_MEM_DEVICE arrays as
+ * host memory: that is what their tally_mem_alloc returns, so portable code runs there. */
 static tally_status check_mem(tally_context *ctx, const char *arg, const tally_array *a) {
-  if (a && a->mem == TALLY_MEM_DEVICE && strcmp(ctx->backend->name, "cpu") == 0)
-    return tally__fail(ctx, TALLY_EINVAL,
-                       "%s->mem: TALLY_MEM_DEVICE, but context '%s' has no device memory", arg,
-                       ctx->device);
+  (void)ctx, (void)arg, (void)a;
   return TALLY_OK;
 }
 

@@ -90,9 +90,15 @@ struct tally__backend {
                               int64_t n, int64_t stride, void *out);
   /* Enumerate devices of this backend (may report none, with why). */
   int (*devices)(tally_device_info *list, int capacity);
+  /* Device memory (NULL: the backend's device memory is host memory). */
+  tally_status (*mem_alloc)(tally_context *ctx, size_t bytes, void **ptr);
+  tally_status (*mem_free)(tally_context *ctx, void *ptr);
+  tally_status (*mem_copy)(tally_context *ctx, void *dst, tally_mem dst_mem, const void *src,
+                           tally_mem src_mem, size_t bytes);
 };
 
 extern const tally__backend tally__cpu_backend;
+extern const tally__backend tally__cuda_backend;
 
 /* Validate (op, in, in2, out, opt, offsets) into a problem. Data pointers may be NULL
  * when check_data is false (plans). */

@@ -62,7 +62,7 @@ static tally_status array_layout(tally_context *ctx, const char *arg, const tall
   L->hi = hi;
   if (!a->data)
     return TALLY_OK; /* the caller decides whether NULL data is allowed */
-  if (a->mem == TALLY_MEM_HOST && ((uintptr_t)a->data % (uintptr_t)esize) != 0)
+  if (((uintptr_t)a->data % (uintptr_t)esize) != 0)
     return tally__fail(ctx, TALLY_EINVAL, "%s->data: %p is not aligned to the %d-byte size of %s",
                        arg, a->data, (int)esize, tally_dtype_name(a->dtype));
   return TALLY_OK;

@@ -3,7 +3,7 @@
 #define TALLY_CPU_H
 
 #include "core/internal.h"
-#include "part.h"
+#include "core/part.h"
 #include "pool.h"
 
 typedef enum { TALLY__ISA_SCALAR, TALLY__ISA_AVX2, TALLY__ISA_AVX512, TALLY__ISA_COUNT_ } tally__isa;
@@ -49,11 +49,6 @@ bool tally__naive_supports(tally_op op, tally_dtype dt);
 tally_status tally__cpu_reduce_user(tally_context *ctx, const tally_user_op *uop,
                                     const void *data, int64_t n, int64_t stride, void *out);
 
-/* Shared by the variants: write result values and finalize. */
-void tally__store_f64(tally_dtype rd, void *out, int64_t at, double v);
-void tally__store_i64(tally_dtype rd, void *out, int64_t at, int64_t v);
-/* Decode a sort key of input dtype dt into out[at] (same dtype). */
-void tally__store_key(tally_dtype dt, void *out, int64_t at, int64_t key);
-void tally__store_nan(tally_dtype rd, void *out, int64_t at);
+#include "core/finalize.h"
 
 #endif

@@ -11,7 +11,7 @@
  * one step of the vector loop) goes into the same lanes one element at a time, so a
  * strided run rounds exactly as a contiguous one. */
 #include "kern_load.h"
-#include "part.h"
+#include "core/part.h"
 
 #ifndef TALLY_ISA
 #define TALLY_ISA scalar

@@ -1,0 +1,26 @@
+/* Turning a slice's part into result values: shared by every backend. */
+#ifndef TALLY_FINALIZE_H
+#define TALLY_FINALIZE_H
+
+#include "internal.h"
+#include "part.h"
+
+/* NORM2 of f64 when the plain sum of squares ss overflowed or underflowed: the backend
+ * recomputes the slice scaled and returns the norm. */
+typedef double (*tally__norm2_fn)(void *env, double ss);
+
+/* Write slice k's result (n elements reduced) from part a to out[at] (and out[at + s1]
+ * for two-value ops). Fails, without writing, for ARG* over all-NaN with NaN ignored and
+ * for VAR/STD with n <= ddof; the message names the slice. */
+tally_status tally__finalize(tally_context *ctx, const tally__problem *p, int64_t k, int64_t n,
+                             const tally__part *a, void *out, int64_t at, int64_t s1,
+                             tally__norm2_fn norm2_f64, void *env);
+
+double tally__pair_value(const tally__part *a);
+void tally__store_f64(tally_dtype rd, void *out, int64_t at, double v);
+void tally__store_i64(tally_dtype rd, void *out, int64_t at, int64_t v);
+/* Decode a sort key of input dtype dt into out[at] (same dtype). */
+void tally__store_key(tally_dtype dt, void *out, int64_t at, int64_t key);
+void tally__store_nan(tally_dtype rd, void *out, int64_t at);
+
+#endif
