@@ -7,11 +7,11 @@
 
 /* The static registry of backends, in "auto" preference order once GPU backends exist.
  * Backends not built in are reported by tally_devices() with the reason. */
-static const tally__backend *const registry[] = {&tally__cpu_backend};
+static const tally__backend *const registry[] = {&tally__cuda_backend, &tally__cpu_backend};
 #define NBACKENDS (sizeof registry / sizeof registry[0])
 
 /* Backends named in device strings that this build does not contain. */
-static const char *const absent_backends[] = {"cuda", "opencl"};
+static const char *const absent_backends[] = {"opencl"};
 
 void tally_options_init(tally_options *opt) {
   if (!opt) return;
@@ -29,7 +29,9 @@ static tally_status open_named(const char *device, tally_context **ctx) {
   if (len == 4 && strncmp(device, "auto", 4) == 0) {
     if (*args)
       return tally__fail(NULL, TALLY_EINVAL, "device '%s': \"auto\" takes no arguments", device);
-    /* The best GPU if any, else the CPU: no GPU backend is built in yet. */
+    /* The first GPU if one can be opened, else the CPU. */
+    if (tally__cuda_backend.open("", ctx) == TALLY_OK) return TALLY_OK;
+    tally__clear_error(NULL);
     return tally__cpu_backend.open("", ctx);
   }
   for (size_t i = 0; i < NBACKENDS; i++) {
@@ -42,7 +44,7 @@ static tally_status open_named(const char *device, tally_context **ctx) {
     if (strlen(name) == len && strncmp(device, name, len) == 0)
       return tally__fail(NULL, TALLY_EUNSUPPORTED,
                          "device '%s': the %s backend is not part of this build of tally "
-                         "(available: cpu)", device, name);
+                         "(available: cuda, cpu)", device, name);
   }
   return tally__fail(NULL, TALLY_EINVAL,
                      "device '%s' is unknown (expected auto, cpu, cpu:threads=N, "

@@ -58,6 +58,7 @@ typedef struct {
   /* Strides in elements of in [0] and in2 [1]: between slices, rows and columns. */
   int64_t slice_stride[2], rstride[2], cstride[2];
   const int64_t *offsets;  /* segmented: nslices + 1 offsets into a 1-D input, else NULL */
+  tally_mem in_mem, out_mem; /* where the inputs (both alike) and the output live */
 } tally__problem;
 
 typedef struct tally__backend tally__backend;

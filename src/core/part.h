@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "tally.h"
+
 /* Kernel families: one per way of accumulating. Several ops share one (SUM and MEAN;
  * DOT, SUMSQ and NORM2; MIN, MAX and MINMAX; ANY, ALL and COUNT_NONZERO). */
 typedef enum {
@@ -42,6 +44,25 @@ typedef struct {
   unsigned __int128 wide; /* integer SUM/DOT: the sum, exact or modulo 2^64 */
   int32_t nan;            /* MINMAX: a NaN was seen */
 } tally__part;
+
+/* The family that accumulates op on dtype: several ops share one; the bitwise folds of
+ * bool are counts (and = all, or = any, xor = parity). */
+static inline tally__family tally__family_of(tally_op op, tally_dtype dt) {
+  switch (op) {
+  case TALLY_SUM: case TALLY_MEAN: return TALLY__FAM_SUM;
+  case TALLY_PROD: return TALLY__FAM_PROD;
+  case TALLY_DOT: case TALLY_SUMSQ: case TALLY_NORM2: return TALLY__FAM_DOT;
+  case TALLY_MIN: case TALLY_MAX: case TALLY_MINMAX: return TALLY__FAM_MINMAX;
+  case TALLY_ARGMIN: return TALLY__FAM_ARGMIN;
+  case TALLY_ARGMAX: return TALLY__FAM_ARGMAX;
+  case TALLY_VAR: case TALLY_STD: return TALLY__FAM_VAR;
+  case TALLY_ANY: case TALLY_ALL: case TALLY_COUNT_NONZERO: return TALLY__FAM_COUNT;
+  case TALLY_BITAND: return dt == TALLY_BOOL ? TALLY__FAM_COUNT : TALLY__FAM_BITAND;
+  case TALLY_BITOR: return dt == TALLY_BOOL ? TALLY__FAM_COUNT : TALLY__FAM_BITOR;
+  case TALLY_BITXOR: return dt == TALLY_BOOL ? TALLY__FAM_COUNT : TALLY__FAM_BITXOR;
+  default: return TALLY__FAM_AFFINE;
+  }
+}
 
 /* What a kernel needs to know beyond its data. */
 typedef struct {

@@ -104,6 +104,8 @@ tally_status tally__validate(tally_context *ctx, tally_op op, const tally_array 
 
   p->op = op;
   p->dtype = in->dtype;
+  p->in_mem = in->mem;
+  p->out_mem = out ? out->mem : TALLY_MEM_HOST;
   tally_dtype rd;
   s = tally_result_dtype(op, in->dtype, &rd);
   if (s) return tally__fail(ctx, s, "%s", tally_errmsg(NULL));

@@ -20,30 +20,10 @@ typedef struct {
   int64_t esz;
 } plan_t;
 
-static tally__family family_of(tally_op op) {
-  switch (op) {
-  case TALLY_SUM: case TALLY_MEAN: return TALLY__FAM_SUM;
-  case TALLY_PROD: return TALLY__FAM_PROD;
-  case TALLY_DOT: case TALLY_SUMSQ: case TALLY_NORM2: return TALLY__FAM_DOT;
-  case TALLY_MIN: case TALLY_MAX: case TALLY_MINMAX: return TALLY__FAM_MINMAX;
-  case TALLY_ARGMIN: return TALLY__FAM_ARGMIN;
-  case TALLY_ARGMAX: return TALLY__FAM_ARGMAX;
-  case TALLY_VAR: case TALLY_STD: return TALLY__FAM_VAR;
-  case TALLY_ANY: case TALLY_ALL: case TALLY_COUNT_NONZERO: return TALLY__FAM_COUNT;
-  case TALLY_BITAND: return TALLY__FAM_BITAND;
-  case TALLY_BITOR: return TALLY__FAM_BITOR;
-  case TALLY_BITXOR: return TALLY__FAM_BITXOR;
-  default: return TALLY__FAM_AFFINE;
-  }
-}
-
 static void plan_init(plan_t *pl, const tally__cpu_ctx *c, const tally__problem *p) {
   pl->p = p;
   pl->c = c;
-  pl->fam = family_of(p->op);
-  /* Bitwise folds of bool are counts: and = all, or = any, xor = parity. */
-  if (p->dtype == TALLY_BOOL && (p->op == TALLY_BITAND || p->op == TALLY_BITOR || p->op == TALLY_BITXOR))
-    pl->fam = TALLY__FAM_COUNT;
+  pl->fam = tally__family_of(p->op, p->dtype);
   pl->kern = c->kernels[pl->fam][p->dtype];
   pl->esz = (int64_t)tally_dtype_size(p->dtype);
   bool is_int = tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;

@@ -1,0 +1,70 @@
+/* The CUDA backend's private declarations. */
+#ifndef TALLY_CUDA_CTX_H
+#define TALLY_CUDA_CTX_H
+
+#include "core/internal.h"
+#include "cu_api.h"
+
+/* A compiled kernel, kept for the context's life (in-memory cache). */
+typedef struct tally__cuda_kernel {
+  struct tally__cuda_kernel *next;
+  char *key; /* source set + options */
+  CUmodule module;
+  CUfunction fn;
+} tally__cuda_kernel;
+
+typedef struct {
+  tally_context base; /* must be first */
+  const tally__cu_api *cu;
+  const tally__nvrtc_api *nv;
+  int ordinal;
+  CUdevice dev;
+  CUcontext pctx; /* the device's primary context: shared with the caller's CUDA code */
+  CUstream stream;
+  char name[128];
+  char arch[16];
+  int sms, cc_major, cc_minor, driver, max_threads_sm, nvrtc_major, nvrtc_minor;
+  size_t mem_bytes;
+  int l2_bytes;
+  tally__cuda_kernel *kernels;
+  /* Scratch, grown on demand and kept. */
+  CUdeviceptr partials; size_t partials_bytes;
+  CUdeviceptr counters; size_t counters_n; /* zero between launches */
+  void *results_host; CUdeviceptr results_dev; size_t results_bytes; /* mapped, pinned */
+  CUdeviceptr staging[2]; size_t staging_bytes[2];                   /* host inputs */
+  CUdeviceptr offsets_dev; size_t offsets_bytes;
+  tally_context *cpu; /* user reductions run their host callbacks here, opened when needed */
+} tally__cuda_ctx;
+
+/* Make the context's device current on this thread for the scope of a call. */
+tally_status tally__cuda_enter(tally__cuda_ctx *c);
+void tally__cuda_leave(tally__cuda_ctx *c);
+
+/* Record a failed driver call: TALLY_ENOMEM for out-of-memory, else TALLY_EBACKEND; the
+ * message names the call and the driver's error. */
+tally_status tally__cuda_fail(tally__cuda_ctx *c, CUresult r, const char *what);
+
+/* The kernel `entry` of the source files `srcs` (NULL-terminated names, concatenated after
+ * the dialect prelude) compiled with `defs` (-D options) for this device: from the
+ * context's cache, the disk cache, or NVRTC. TALLY_ECOMPILE carries NVRTC's log. */
+tally_status tally__cuda_kernel_get(tally__cuda_ctx *c, const char *const *srcs, const char *defs,
+                                    const char *entry, CUfunction *fn);
+void tally__cuda_kernels_free(tally__cuda_ctx *c);
+
+/* Compile without a device (tests, CI): NVRTC only, for architecture `arch` (e.g.
+ * "sm_90"). On failure, log (may be NULL) receives NVRTC's log. */
+tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
+                                      const char *arch, char *log, size_t loglen);
+
+/* Reduce (reduce.c). */
+tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, const void *in,
+                                const void *in2, void *out, int64_t s0, int64_t s1, void *ws);
+
+/* The kernel sources built into the library (generated from src/gpu/ by CMake). */
+typedef struct { const char *name; const char *text; } tally__gpu_source;
+extern const tally__gpu_source tally__gpu_sources[];
+/* A source by name: $TALLY_KERNEL_DIR/name when that is set, else the built-in copy.
+ * Returns a malloc'd string or NULL (why[] says why). */
+char *tally__gpu_source_text(const char *name, char *why, size_t len);
+
+#endif

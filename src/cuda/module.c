@@ -1,0 +1,303 @@
+/* Kernels: dialect sources compiled by NVRTC for the device's own architecture, cached in
+ * the context (CUmodule per source set and options) and on disk ($TALLY_CACHE_DIR, else
+ * $XDG_CACHE_HOME/tally, else ~/.cache/tally), keyed by a hash of the source text, the
+ * options, the architecture, the driver and NVRTC versions. */
+#include "cuda_ctx.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ sources */
+
+char *tally__gpu_source_text(const char *name, char *why, size_t len) {
+  const char *dir = getenv("TALLY_KERNEL_DIR");
+  if (dir && *dir) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+      snprintf(why, len, "$TALLY_KERNEL_DIR: cannot open %s: %s", path, strerror(errno));
+      return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = sz >= 0 ? malloc((size_t)sz + 1) : NULL;
+    if (!text || fread(text, 1, (size_t)sz, f) != (size_t)sz) {
+      snprintf(why, len, "$TALLY_KERNEL_DIR: cannot read %s", path);
+      free(text);
+      fclose(f);
+      return NULL;
+    }
+    fclose(f);
+    text[sz] = '\0';
+    return text;
+  }
+  for (const tally__gpu_source *s = tally__gpu_sources; s->name; s++)
+    if (strcmp(s->name, name) == 0) return strdup(s->text);
+  snprintf(why, len, "kernel source %s is not built into this library", name);
+  return NULL;
+}
+
+/* The prelude and the sources, each after a #line naming its file, so that compiler
+ * messages point at the file and line a developer edits. */
+static char *assemble(const char *const *srcs, char *why, size_t len) {
+  size_t cap = 1 << 16, used = 0;
+  char *all = malloc(cap);
+  if (!all) { snprintf(why, len, "out of memory"); return NULL; }
+  all[0] = '\0';
+  const char *prelude[] = {"dialect_cuda.h", NULL};
+  for (int pass = 0; pass < 2; pass++) {
+    for (const char *const *n = pass == 0 ? prelude : srcs; *n; n++) {
+      char *text = tally__gpu_source_text(*n, why, len);
+      if (!text) { free(all); return NULL; }
+      size_t need = used + strlen(text) + strlen(*n) + 64;
+      if (need > cap) {
+        while (cap < need) cap *= 2;
+        char *m = realloc(all, cap);
+        if (!m) { free(text); free(all); snprintf(why, len, "out of memory"); return NULL; }
+        all = m;
+      }
+      used += (size_t)sprintf(all + used, "#line 1 \"%s\"\n%s\n", *n, text);
+      free(text);
+    }
+  }
+  return all;
+}
+
+/* ------------------------------------------------------------ disk cache */
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ULL; }
+  return h;
+}
+
+static int cache_dir(char *dir, size_t len) {
+  const char *env = getenv("TALLY_CACHE_DIR");
+  if (env && strcmp(env, "off") == 0) return 0;
+  if (env && *env) snprintf(dir, len, "%s", env);
+  else if (getenv("XDG_CACHE_HOME") && *getenv("XDG_CACHE_HOME"))
+    snprintf(dir, len, "%s/tally", getenv("XDG_CACHE_HOME"));
+  else if (getenv("HOME") && *getenv("HOME"))
+    snprintf(dir, len, "%s/.cache/tally", getenv("HOME"));
+  else return 0;
+  /* Create the directory (and its parent) if needed; failure just means no disk cache. */
+  char parent[1024];
+  snprintf(parent, sizeof parent, "%s", dir);
+  char *slash = strrchr(parent, '/');
+  if (slash && slash != parent) { *slash = '\0'; mkdir(parent, 0700); }
+  mkdir(dir, 0700);
+  struct stat st;
+  return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long sz = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  void *m = sz > 0 ? malloc((size_t)sz) : NULL;
+  if (m && fread(m, 1, (size_t)sz, f) != (size_t)sz) { free(m); m = NULL; }
+  fclose(f);
+  if (m) *size = (size_t)sz;
+  return m;
+}
+
+static void write_file_atomic(const char *path, const void *data, size_t size) {
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return;
+  int ok = fwrite(data, 1, size, f) == size;
+  ok &= fclose(f) == 0;
+  if (ok) rename(tmp, path);
+  else remove(tmp);
+}
+
+/* ------------------------------------------------------------ NVRTC */
+
+/* Compile text for arch; *cubin (malloc'd) on success, else the log in log[]. */
+static tally_status nvrtc_compile(const tally__nvrtc_api *nv, const char *text, const char *defs,
+                                  const char *arch, void **cubin, size_t *size, char *log,
+                                  size_t loglen) {
+  /* Options: the -D list split on spaces, the architecture, and no FMA contraction (the
+   * error-free transformations of the compensated sums must round as written; FMAs that
+   * are wanted are written as FMA()). */
+  char archopt[48], *d = strdup(defs ? defs : "");
+  const char *opts[64];
+  int nopt = 0;
+  snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
+  opts[nopt++] = archopt;
+  opts[nopt++] = "--fmad=false";
+  opts[nopt++] = "-default-device";
+  for (char *save = NULL, *tok = strtok_r(d, " ", &save); tok && nopt < 63;
+       tok = strtok_r(NULL, " ", &save))
+    opts[nopt++] = tok;
+  nvrtcProgram prog;
+  nvrtcResult r = nv->nvrtcCreateProgram(&prog, text, "tally_kernels.cu", 0, NULL, NULL);
+  if (r != 0) {
+    snprintf(log, loglen, "nvrtcCreateProgram: %s", nv->nvrtcGetErrorString(r));
+    free(d);
+    return TALLY_ECOMPILE;
+  }
+  r = nv->nvrtcCompileProgram(prog, nopt, opts);
+  free(d);
+  if (r != 0) {
+    size_t n = 0;
+    nv->nvrtcGetProgramLogSize(prog, &n);
+    char *full = malloc(n + 1);
+    if (full && nv->nvrtcGetProgramLog(prog, full) == 0) {
+      full[n] = '\0';
+      snprintf(log, loglen, "%s", full);
+    } else {
+      snprintf(log, loglen, "nvrtcCompileProgram: %s", nv->nvrtcGetErrorString(r));
+    }
+    free(full);
+    nv->nvrtcDestroyProgram(&prog);
+    return TALLY_ECOMPILE;
+  }
+  size_t n = 0;
+  nv->nvrtcGetCUBINSize(prog, &n);
+  void *bin = n ? malloc(n) : NULL;
+  if (!bin || nv->nvrtcGetCUBIN(prog, bin) != 0) {
+    free(bin);
+    nv->nvrtcDestroyProgram(&prog);
+    snprintf(log, loglen, "NVRTC produced no machine code for %s", arch);
+    return TALLY_ECOMPILE;
+  }
+  nv->nvrtcDestroyProgram(&prog);
+  *cubin = bin;
+  *size = n;
+  return TALLY_OK;
+}
+
+tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs, const char *arch,
+                                      char *log, size_t loglen) {
+  char why[512], dummy[8];
+  if (!log) { log = dummy; loglen = sizeof dummy; }
+  log[0] = '\0';
+  const tally__nvrtc_api *nv = tally__nvrtc_load(why, sizeof why);
+  if (!nv) {
+    snprintf(log, loglen, "%s", why);
+    return TALLY_EDRIVER;
+  }
+  char *text = assemble(srcs, why, sizeof why);
+  if (!text) {
+    snprintf(log, loglen, "%s", why);
+    return TALLY_EIO;
+  }
+  void *bin = NULL;
+  size_t size = 0;
+  tally_status s = nvrtc_compile(nv, text, defs, arch, &bin, &size, log, loglen);
+  free(text);
+  free(bin);
+  return s;
+}
+
+/* ------------------------------------------------------------ the cache */
+
+static char *make_key(const char *const *srcs, const char *defs, const char *entry) {
+  size_t len = strlen(defs) + strlen(entry) + 8;
+  for (const char *const *n = srcs; *n; n++) len += strlen(*n) + 1;
+  char *k = malloc(len);
+  if (!k) return NULL;
+  k[0] = '\0';
+  for (const char *const *n = srcs; *n; n++) { strcat(k, *n); strcat(k, ","); }
+  strcat(k, "|");
+  strcat(k, defs);
+  strcat(k, "|");
+  strcat(k, entry);
+  return k;
+}
+
+tally_status tally__cuda_kernel_get(tally__cuda_ctx *c, const char *const *srcs, const char *defs,
+                                    const char *entry, CUfunction *fn) {
+  char *key = make_key(srcs, defs, entry);
+  if (!key) return tally__fail(&c->base, TALLY_ENOMEM, "kernel cache: out of memory");
+  for (tally__cuda_kernel *k = c->kernels; k; k = k->next)
+    if (strcmp(k->key, key) == 0) {
+      free(key);
+      *fn = k->fn;
+      return TALLY_OK;
+    }
+  char why[512];
+  char *text = assemble(srcs, why, sizeof why);
+  if (!text) {
+    free(key);
+    return tally__fail(&c->base, TALLY_EIO, "kernel %s: %s", entry, why);
+  }
+  /* Disk cache name: everything that changes the machine code. */
+  uint64_t h = 0xcbf29ce484222325ULL;
+  h = fnv1a(h, text, strlen(text));
+  h = fnv1a(h, defs, strlen(defs));
+  h = fnv1a(h, c->arch, strlen(c->arch));
+  int vers[3] = {c->driver, c->nvrtc_major, c->nvrtc_minor};
+  h = fnv1a(h, vers, sizeof vers);
+  char dir[900], path[1024];
+  int disk = cache_dir(dir, sizeof dir);
+  if (disk) snprintf(path, sizeof path, "%s/%016llx.cubin", dir, (unsigned long long)h);
+  size_t size = 0;
+  void *bin = disk ? read_file(path, &size) : NULL;
+  CUmodule mod = NULL;
+  if (bin && c->cu->cuModuleLoadData(&mod, bin) != 0) { /* stale or damaged: rebuild */
+    free(bin);
+    bin = NULL;
+    mod = NULL;
+  }
+  if (!bin) {
+    char log[TALLY_ERRMSG_MAX - 128];
+    tally_status s = nvrtc_compile(c->nv, text, defs, c->arch, &bin, &size, log, sizeof log);
+    if (s) {
+      free(text);
+      free(key);
+      return tally__fail(&c->base, s, "kernel %s (%s) failed to compile for %s: %s", entry, defs,
+                         c->arch, log);
+    }
+    CUresult r = c->cu->cuModuleLoadData(&mod, bin);
+    if (r != 0) {
+      free(bin);
+      free(text);
+      free(key);
+      return tally__cuda_fail(c, r, "cuModuleLoadData");
+    }
+    if (disk) write_file_atomic(path, bin, size);
+  }
+  free(bin);
+  free(text);
+  CUfunction f;
+  CUresult r = c->cu->cuModuleGetFunction(&f, mod, entry);
+  if (r != 0) {
+    c->cu->cuModuleUnload(mod);
+    free(key);
+    return tally__cuda_fail(c, r, "cuModuleGetFunction");
+  }
+  tally__cuda_kernel *k = malloc(sizeof *k);
+  if (!k) {
+    c->cu->cuModuleUnload(mod);
+    free(key);
+    return tally__fail(&c->base, TALLY_ENOMEM, "kernel cache: out of memory");
+  }
+  k->key = key;
+  k->module = mod;
+  k->fn = f;
+  k->next = c->kernels;
+  c->kernels = k;
+  *fn = f;
+  return TALLY_OK;
+}
+
+void tally__cuda_kernels_free(tally__cuda_ctx *c) {
+  while (c->kernels) {
+    tally__cuda_kernel *k = c->kernels;
+    c->kernels = k->next;
+    c->cu->cuModuleUnload(k->module);
+    free(k->key);
+    free(k);
+  }
+}

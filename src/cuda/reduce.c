@@ -1,0 +1,333 @@
+/* The CUDA driver for tally_reduce: place the input on the device (host arrays are
+ * copied; device arrays are used in place), launch the variant's kernel over batches of
+ * slices, and finalize each slice's part on the host with the rules every backend shares
+ * (core/finalize.c). */
+#include "cuda_ctx.h"
+#include "core/finalize.h"
+#include "gpu_part.h"
+#include "variants.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK 256
+#define MAX_SLICES_PER_LAUNCH 65535 /* grid y */
+#define MAX_PARTIALS (1 << 16)      /* block parts per launch: 4.5 MiB of scratch */
+
+/* ------------------------------------------------------------ scratch */
+
+static tally_status grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, size_t need,
+                         const char *what) {
+  if (*have >= need) return TALLY_OK;
+  if (*buf) c->cu->cuMemFree(*buf);
+  *buf = 0;
+  *have = 0;
+  CUresult r = c->cu->cuMemAlloc(buf, need);
+  if (r) {
+    *buf = 0;
+    char w[96];
+    snprintf(w, sizeof w, "cuMemAlloc of %zu bytes for %s", need, what);
+    return tally__cuda_fail(c, r, w);
+  }
+  *have = need;
+  return TALLY_OK;
+}
+
+static tally_status ensure_scratch(tally__cuda_ctx *c, size_t partial_words, int64_t nslices) {
+  tally_status s;
+  if ((s = grow(c, &c->partials, &c->partials_bytes, partial_words * 8 + 8, "block parts")))
+    return s;
+  if (!c->counters) {
+    size_t bytes = (size_t)(MAX_SLICES_PER_LAUNCH + 1) * 4;
+    if ((s = grow(c, &c->counters, &c->counters_n, bytes, "tickets"))) return s;
+    CUresult r = c->cu->cuMemsetD8Async(c->counters, 0, bytes, c->stream);
+    if (r) return tally__cuda_fail(c, r, "cuMemsetD8Async");
+  }
+  size_t rbytes = (size_t)nslices * sizeof(tally__gpu_part);
+  if (c->results_bytes < rbytes) {
+    if (c->results_host) c->cu->cuMemFreeHost(c->results_host);
+    c->results_host = NULL;
+    c->results_bytes = 0;
+    /* Mapped pinned memory: the last block writes the slice's part straight into host
+     * memory, so no copy (and no second call) follows the kernel. */
+    CUresult r = c->cu->cuMemHostAlloc(&c->results_host, rbytes,
+                                       CU_MEMHOSTALLOC_DEVICEMAP_ | CU_MEMHOSTALLOC_PORTABLE_);
+    if (!r) r = c->cu->cuMemHostGetDevicePointer(&c->results_dev, c->results_host, 0);
+    if (r) {
+      c->results_host = NULL;
+      return tally__cuda_fail(c, r, "cuMemHostAlloc (results)");
+    }
+    c->results_bytes = rbytes;
+  }
+  return TALLY_OK;
+}
+
+/* ------------------------------------------------------------ input placement */
+
+/* The element span [lo, hi] (offsets from element 0, in elements) that input `which`
+ * (0: in, 1: in2) of p touches. */
+static void input_span(const tally__problem *p, int which, int64_t *lo, int64_t *hi) {
+  int64_t a = 0, b = 0;
+#define ADD(count, stride)                                        \
+  do {                                                            \
+    int64_t e_ = ((count) > 0 ? (count) - 1 : 0) * (stride);      \
+    if (e_ < 0) a += e_; else b += e_;                            \
+  } while (0)
+  if (p->offsets) {
+    int64_t o0 = p->offsets[0], o1 = p->offsets[p->nslices];
+    int64_t e0 = o0 * p->cstride[which], e1 = (o1 > o0 ? o1 - 1 : o0) * p->cstride[which];
+    a = e0 < e1 ? e0 : e1;
+    b = e0 < e1 ? e1 : e0;
+  } else {
+    ADD(p->nslices, p->slice_stride[which]);
+    ADD(p->rows, p->rstride[which]);
+    ADD(p->cols, p->cstride[which]);
+  }
+#undef ADD
+  *lo = a;
+  *hi = b;
+}
+
+/* Device address of element 0 of input `which`: a device array as it is, a host array
+ * copied (the span it touches) into staging memory first. */
+static tally_status place_input(tally__cuda_ctx *c, const tally__problem *p, int which,
+                                const void *host_or_dev, CUdeviceptr *dev0) {
+  if (p->in_mem == TALLY_MEM_DEVICE) {
+    *dev0 = (CUdeviceptr)(uintptr_t)host_or_dev;
+    return TALLY_OK;
+  }
+  int64_t lo, hi, es = (int64_t)tally_dtype_size(p->dtype);
+  input_span(p, which, &lo, &hi);
+  size_t bytes = (size_t)((hi - lo + 1) * es);
+  tally_status s = grow(c, &c->staging[which], &c->staging_bytes[which], bytes, "a host input");
+  if (s) return s;
+  const char *src = (const char *)host_or_dev + lo * es;
+  CUresult r = c->cu->cuMemcpyHtoDAsync(c->staging[which], src, bytes, c->stream);
+  if (r) return tally__cuda_fail(c, r, "cuMemcpyHtoDAsync (input)");
+  *dev0 = c->staging[which] - (CUdeviceptr)(lo * es);
+  return TALLY_OK;
+}
+
+/* ------------------------------------------------------------ launching */
+
+typedef struct {
+  tally__cuda_ctx *c;
+  const tally__problem *p;
+  tally__family fam;
+  CUdeviceptr x, y, offsets;
+  char defs[256];
+  const tally__cuda_variant *v;
+} job_t;
+
+static int64_t slice_len(const tally__problem *p, int64_t k) {
+  return p->offsets ? p->offsets[k + 1] - p->offsets[k] : p->n;
+}
+
+/* -D definitions for the kernel: the family and flags of reduce_part.clh, the layout. */
+static void kernel_defs(job_t *j, tally__family fam, int contig) {
+  const tally__problem *p = j->p;
+  bool is_int = tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;
+  int two_d = !p->offsets && p->rows > 1;
+  snprintf(j->defs, sizeof j->defs,
+           "-DDT=%d -DFAM=%d -DIGN=%d -DFAST=%d -DEXACT=%d -DSQUARE=%d -DHAS_Y=%d -DCONTIG=%d "
+           "-DTWO_D=%d -DORDERED=%d -DBLOCK=%d",
+           (int)p->dtype, (int)fam, p->opt.nan == TALLY_NAN_IGNORE && !is_int,
+           p->opt.accuracy == TALLY_ACCURACY_FAST,
+           is_int && (p->op == TALLY_MEAN || p->op == TALLY_NORM2),
+           p->op == TALLY_SUMSQ || p->op == TALLY_NORM2, tally__op_binary(p->op), contig, two_d,
+           fam == TALLY__FAM_AFFINE, BLOCK);
+}
+
+/* Whether slices can be read with 16-byte loads: contiguous 1-D runs, and (DOT) the two
+ * inputs equally misaligned so one vector index serves both. */
+static int contiguous(const job_t *j) {
+  const tally__problem *p = j->p;
+  if (p->rows > 1 && !p->offsets) return 0;
+  if (p->cstride[0] != 1) return 0;
+  if (tally__op_binary(p->op)) {
+    if (p->cstride[1] != 1) return 0;
+    int64_t es = (int64_t)tally_dtype_size(p->dtype);
+    /* Every slice starts at the same misalignment in both inputs. */
+    if ((j->x & 15) != (j->y & 15)) return 0;
+    if (!p->offsets && ((p->slice_stride[0] - p->slice_stride[1]) * es) % 16 != 0) return 0;
+  }
+  return 1;
+}
+
+/* Blocks per slice: enough for each thread to have a few 16-byte loads, at most the
+ * number that fills every multiprocessor. Depends only on the length and the device, so
+ * results are the same run to run. */
+static int64_t blocks_for(const tally__cuda_ctx *c, CUfunction fn, int64_t len, int contig,
+                          size_t esize) {
+  int64_t units = contig ? len / (int64_t)(16 / esize) : len;
+  int64_t per_block = (int64_t)BLOCK * 4;
+  int64_t g = (units + per_block - 1) / per_block;
+  /* One wave: as many blocks as can be resident at once (registers permitting), so no
+   * multiprocessor waits on a second wave's straggler. */
+  int resident = 0;
+  if (c->cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&resident, fn, BLOCK, 0) || resident < 1)
+    resident = c->max_threads_sm / BLOCK;
+  int64_t gmax = (int64_t)c->sms * resident;
+  if (g > gmax) g = gmax;
+  return g < 1 ? 1 : g;
+}
+
+/* Reduce slices [k0, k1) into the parts at parts[0 .. k1 - k0). */
+static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64_t k1, double scale,
+                                  tally__gpu_part *parts) {
+  tally__cuda_ctx *c = j->c;
+  const tally__problem *p = j->p;
+  int contig = fam != TALLY__FAM_AFFINE && contiguous(j);
+  kernel_defs(j, fam, contig);
+  const char *srcs[] = {"reduce_part.clh", "reduce_best.clh", NULL};
+  CUfunction fn;
+  tally_status s = tally__cuda_kernel_get(c, srcs, j->defs, "reduce_best", &fn);
+  if (s) return s;
+  int64_t maxlen = 0;
+  for (int64_t k = k0; k < k1; k++) {
+    int64_t l = slice_len(p, k);
+    if (l > maxlen) maxlen = l;
+  }
+  int64_t G = blocks_for(c, fn, maxlen, contig, tally_dtype_size(p->dtype));
+  int64_t per_launch = MAX_SLICES_PER_LAUNCH;
+  if (G > 1 && MAX_PARTIALS / G < per_launch) per_launch = MAX_PARTIALS / G > 0 ? MAX_PARTIALS / G : 1;
+  if ((s = ensure_scratch(c, (size_t)(G * (per_launch < k1 - k0 ? per_launch : k1 - k0)) * 9,
+                          per_launch < k1 - k0 ? per_launch : k1 - k0)))
+    return s;
+  for (int64_t b0 = k0; b0 < k1; b0 += per_launch) {
+    int64_t nb = k1 - b0 < per_launch ? k1 - b0 : per_launch;
+    long long n = p->n, cols = p->cols, ss0 = p->slice_stride[0], ss1 = p->slice_stride[1];
+    long long rs0 = p->rstride[0], rs1 = p->rstride[1], cs0 = p->cstride[0], cs1 = p->cstride[1];
+    long long slice0 = b0;
+    CUdeviceptr x = j->x, y = j->y ? j->y : j->x, off = j->offsets;
+    CUdeviceptr partials = c->partials, counters = c->counters, results = c->results_dev;
+    void *args[] = {&x, &y, &n, &cols, &ss0, &ss1, &rs0, &rs1, &cs0, &cs1, &off, &slice0,
+                    &scale, &partials, &counters, &results};
+    CUresult r = c->cu->cuLaunchKernel(fn, (unsigned)G, (unsigned)nb, 1, BLOCK, 1, 1, 0,
+                                       c->stream, args, NULL);
+    if (!r) r = c->cu->cuStreamSynchronize(c->stream);
+    if (r) {
+      tally_status e = tally__cuda_fail(c, r, "the reduce_best kernel");
+      /* Tickets may be left counted: clear them for the next call. */
+      c->cu->cuMemsetD8Async(c->counters, 0, c->counters_n, c->stream);
+      return e;
+    }
+    memcpy(parts + (b0 - k0), c->results_host, (size_t)nb * sizeof(tally__gpu_part));
+  }
+  return TALLY_OK;
+}
+
+/* ------------------------------------------------------------ NORM2 of f64 */
+
+typedef struct {
+  job_t *j;
+  int64_t k;
+  tally_status st;
+} norm2_env;
+
+/* The plain sum of squares overflowed or lost bits to underflow: find max|x| (a MINMAX
+ * pass), scale by a power of two that brings it near 1, and sum again. */
+static double norm2_rescale(void *arg, double ss) {
+  norm2_env *e = arg;
+  if (isnan(ss) || (isfinite(ss) && ss >= 0x1p-968)) return sqrt(ss);
+  if (ss == 0.0 && slice_len(e->j->p, e->k) == 0) return 0.0;
+  tally__gpu_part g;
+  if ((e->st = launch_slices(e->j, TALLY__FAM_MINMAX, e->k, e->k + 1, 1.0, &g))) return NAN;
+  if (g.nan && e->j->p->opt.nan != TALLY_NAN_IGNORE) return NAN;
+  if (g.k0 == INT64_MAX) return 0.0; /* all NaN, ignored */
+  double lo, hi;
+  int64_t b0 = g.k0 ^ ((g.k0 >> 63) & INT64_MAX), b1 = g.k1 ^ ((g.k1 >> 63) & INT64_MAX);
+  memcpy(&lo, &b0, 8);
+  memcpy(&hi, &b1, 8);
+  double maxabs = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+  if (maxabs == 0.0 || isinf(maxabs)) return maxabs;
+  int ex;
+  frexp(maxabs, &ex);
+  if (ex < -1020) ex = -1020;
+  if ((e->st = launch_slices(e->j, TALLY__FAM_DOT, e->k, e->k + 1, ldexp(1.0, -ex), &g))) return NAN;
+  tally__part part;
+  tally__gpu_part_to_part(&g, &part);
+  return sqrt(tally__pair_value(&part)) * ldexp(1.0, ex);
+}
+
+/* ------------------------------------------------------------ the driver */
+
+#define SLICES_PER_ROUND 65536 /* parts held on the host between launches and finalizing */
+
+tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, const void *in,
+                                const void *in2, void *out, int64_t s0, int64_t s1, void *ws) {
+  (void)ws;
+  tally__cuda_ctx *c = (tally__cuda_ctx *)ctx;
+  if (p->nslices == 0) return TALLY_OK;
+  const tally__cuda_variant *v;
+  tally_status s = tally__cuda_variant_find(ctx, p->opt.variant, &v);
+  if (s) return s;
+  if ((s = tally__cuda_enter(c))) return s;
+  job_t j = {c, p, tally__family_of(p->op, p->dtype), 0, 0, 0, "", v};
+  tally__gpu_part *parts = NULL;
+  void *out_host = out;
+  size_t out_bytes = 0;
+  int64_t out_lo = 0;
+  if ((s = place_input(c, p, 0, in, &j.x))) goto done;
+  if (in2 && (s = place_input(c, p, 1, in2, &j.y))) goto done;
+  if (p->offsets) {
+    size_t bytes = (size_t)(p->nslices + 1) * 8;
+    if ((s = grow(c, &c->offsets_dev, &c->offsets_bytes, bytes, "segment offsets"))) goto done;
+    CUresult r = c->cu->cuMemcpyHtoDAsync(c->offsets_dev, p->offsets, bytes, c->stream);
+    if (r) { s = tally__cuda_fail(c, r, "cuMemcpyHtoDAsync (offsets)"); goto done; }
+    j.offsets = c->offsets_dev;
+  }
+  if (p->out_mem == TALLY_MEM_DEVICE) {
+    /* Finalize into a host copy of the output's span, then write the span back. */
+    int64_t rs = (int64_t)tally_dtype_size(p->rdtype);
+    int64_t a = (p->nslices - 1) * s0, b = (p->width - 1) * s1;
+    int64_t lo = (a < 0 ? a : 0) + (b < 0 ? b : 0), hi = (a > 0 ? a : 0) + (b > 0 ? b : 0);
+    out_lo = lo;
+    out_bytes = (size_t)((hi - lo + 1) * rs);
+    out_host = malloc(out_bytes);
+    if (!out_host) { s = tally__fail(ctx, TALLY_ENOMEM, "out: no host memory for a copy of %zu bytes", out_bytes); goto done; }
+    CUresult r = c->cu->cuMemcpyDtoHAsync(out_host, (CUdeviceptr)(uintptr_t)out + (CUdeviceptr)(lo * rs), out_bytes, c->stream);
+    if (!r) r = c->cu->cuStreamSynchronize(c->stream);
+    if (r) { s = tally__cuda_fail(c, r, "cuMemcpyDtoH (out)"); goto done; }
+    out_host = (char *)out_host - lo * rs;
+  }
+  int64_t round = p->nslices < SLICES_PER_ROUND ? p->nslices : SLICES_PER_ROUND;
+  parts = malloc((size_t)round * sizeof *parts);
+  if (!parts) { s = tally__fail(ctx, TALLY_ENOMEM, "cuda: no host memory for %" PRId64 " parts", round); goto done; }
+  for (int64_t k0 = 0; k0 < p->nslices && !s; k0 += round) {
+    int64_t k1 = k0 + round < p->nslices ? k0 + round : p->nslices;
+    if ((s = v->run(&j, k0, k1, parts))) break;
+    for (int64_t k = k0; k < k1 && !s; k++) {
+      tally__part part;
+      tally__gpu_part_to_part(&parts[k - k0], &part);
+      norm2_env env = {&j, k, TALLY_OK};
+      s = tally__finalize(ctx, p, k, slice_len(p, k), &part, out_host, k * s0, s1, norm2_rescale, &env);
+      if (!s && env.st) s = env.st;
+    }
+    if (p->opt.progress) p->opt.progress(k1, p->nslices, p->opt.progress_user);
+  }
+  if (!s && p->out_mem == TALLY_MEM_DEVICE) {
+    int64_t rs = (int64_t)tally_dtype_size(p->rdtype);
+    CUresult r = c->cu->cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)out + (CUdeviceptr)(out_lo * rs),
+                                          (char *)out_host + out_lo * rs, out_bytes, c->stream);
+    if (!r) r = c->cu->cuStreamSynchronize(c->stream);
+    if (r) s = tally__cuda_fail(c, r, "cuMemcpyHtoD (out)");
+  }
+done:
+  if (p->out_mem == TALLY_MEM_DEVICE && out_host && out_host != out)
+    free((char *)out_host + out_lo * (int64_t)tally_dtype_size(p->rdtype));
+  free(parts);
+  /* Host inputs were copied asynchronously: make sure nothing still reads them. */
+  c->cu->cuStreamSynchronize(c->stream);
+  tally__cuda_leave(c);
+  return s;
+}
+
+/* The best variant: reduce_best.clh. */
+tally_status tally__cuda_run_best(void *job, int64_t k0, int64_t k1, tally__gpu_part *parts) {
+  job_t *j = job;
+  return launch_slices(j, j->fam, k0, k1, 1.0, parts);
+}
