@@ -56,6 +56,11 @@ void tally__cuda_kernels_free(tally__cuda_ctx *c);
 tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
                                       const char *arch, char *log, size_t loglen);
 
+/* Every kernel specialisation the backend can ask for (possibly repeated): fn is called
+ * with each source set and -D list; returns the number of calls. For the NVRTC test. */
+int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, void *user),
+                          void *user);
+
 /* Reduce (reduce.c). */
 tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, const void *in,
                                 const void *in2, void *out, int64_t s0, int64_t s1, void *ws);

@@ -127,18 +127,55 @@ static int64_t slice_len(const tally__problem *p, int64_t k) {
 }
 
 /* -D definitions for the kernel: the family and flags of reduce_part.clh, the layout. */
-static void kernel_defs(job_t *j, tally__family fam, int contig) {
-  const tally__problem *p = j->p;
+static void defs_for(const tally__problem *p, tally__family fam, int contig, char *defs, size_t len) {
   bool is_int = tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;
   int two_d = !p->offsets && p->rows > 1;
-  snprintf(j->defs, sizeof j->defs,
+  snprintf(defs, len,
            "-DDT=%d -DFAM=%d -DIGN=%d -DFAST=%d -DEXACT=%d -DSQUARE=%d -DHAS_Y=%d -DCONTIG=%d "
            "-DTWO_D=%d -DORDERED=%d -DBLOCK=%d",
            (int)p->dtype, (int)fam, p->opt.nan == TALLY_NAN_IGNORE && !is_int,
-           p->opt.accuracy == TALLY_ACCURACY_FAST,
+           p->opt.accuracy == TALLY_ACCURACY_FAST && !is_int,
            is_int && (p->op == TALLY_MEAN || p->op == TALLY_NORM2),
            p->op == TALLY_SUMSQ || p->op == TALLY_NORM2, tally__op_binary(p->op), contig, two_d,
            fam == TALLY__FAM_AFFINE, BLOCK);
+}
+
+static void kernel_defs(job_t *j, tally__family fam, int contig) {
+  defs_for(j->p, fam, contig, j->defs, sizeof j->defs);
+}
+
+int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, void *user),
+                          void *user) {
+  static const char *const srcs[] = {"reduce_part.clh", "reduce_best.clh", NULL};
+  int count = 0;
+  for (int op = 0; op < TALLY_OP_COUNT_; op++)
+    for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++) {
+      tally_dtype rd;
+      if (tally_result_dtype((tally_op)op, (tally_dtype)dt, &rd) != TALLY_OK) continue;
+      for (int acc = 0; acc < 2; acc++)
+        for (int nan = 0; nan < 2; nan++)
+          for (int layout = 0; layout < 3; layout++) { /* contiguous, strided, 2-D */
+            tally__problem p;
+            memset(&p, 0, sizeof p);
+            p.op = (tally_op)op;
+            p.dtype = (tally_dtype)dt;
+            p.opt.accuracy = (tally_accuracy)acc;
+            p.opt.nan = (tally_nan)nan;
+            p.rows = layout == 2 ? 2 : 1;
+            tally__family fam = tally__family_of(p.op, p.dtype);
+            int contig = layout == 0 && fam != TALLY__FAM_AFFINE;
+            char defs[256];
+            defs_for(&p, fam, contig, defs, sizeof defs);
+            fn(srcs, defs, user);
+            count++;
+            if (op == TALLY_NORM2 && dt == TALLY_F64) { /* its rescue pass */
+              defs_for(&p, TALLY__FAM_MINMAX, contig, defs, sizeof defs);
+              fn(srcs, defs, user);
+              count++;
+            }
+          }
+    }
+  return count;
 }
 
 /* Whether slices can be read with 16-byte loads: contiguous 1-D runs, and (DOT) the two
