@@ -32,14 +32,26 @@ const char bench_usage[] =
     "  --rounds N         the contenders of a size take N turns each (default 3): a change\n"
     "                     of background load then reaches all of them alike\n"
     "  --seed N           seed of the random data (default 1)\n"
-    "  --no-peers         skip numpy and the OpenMP loop\n"
+    "  --no-peers         skip numpy and the OpenMP loop (on a GPU: CUB; the probe stays)\n"
     "  --json             one JSON object per line and result, no table\n"
     "  -h, --help         show this help\n"
+    "\n"
+    "GPU devices (cuda, opencl): the input is in device memory (tally_mem_alloc); each run\n"
+    "is one tally_reduce() call timed by the host clock until the result is on the host,\n"
+    "after an L2 flush; the median of --repeat runs (default 50) is reported. The peer is\n"
+    "CUB (cub_peer, built where nvcc is found: $TALLY_CUB_PEER, else next to tally), and\n"
+    "the probe its plainest fastest read of the same bytes, both timed the same way.\n"
+    "  --host             input in host memory instead, streamed to the GPU by tally; the\n"
+    "                     probe is then the pinned host-to-device copy\n"
+    "  --flush MIB        each of the L2 flush's two buffers (default 4 x the L2; 0: no\n"
+    "                     flush, a warm L2)\n"
+    "  --gpu-method       time with the GPU method on any device (a test of the method)\n"
     "\n"
     "columns: median_us (one call through a plan), GB/s (input bytes / median), probe_GB/s,\n"
     "ratio_probe (GB/s / probe_GB/s), peer (the fastest peer), peer_us, ratio_peer\n"
     "(peer_us / median_us: > 1 means tally is faster), max_rel_err (against the exact result).\n"
-    "environment: TALLY_PYTHON (a python with numpy), TALLY_PEERS_DIR (numpy_peer.py's folder)\n";
+    "environment: TALLY_PYTHON (a python with numpy), TALLY_PEERS_DIR (numpy_peer.py's folder),\n"
+    "TALLY_CUB_PEER (the cub_peer program)\n";
 
 /* One size: "2^K" or a decimal count. */
 static int parse_one(const char *s, int64_t *v, int *exp2) {
@@ -156,7 +168,7 @@ static int parse_names(const char *s, int kind, void *out, int *n, int max) {
 
 int bench_opts_parse(int argc, char **argv, bench_opts *o) {
   enum { O_SIZES = 256, O_OPS, O_DTYPES, O_VARIANTS, O_DEVICE, O_ACCURACY, O_NAN, O_REPEAT,
-         O_MINTIME, O_JSON, O_NOPEERS, O_SEED, O_ROUNDS };
+         O_MINTIME, O_JSON, O_NOPEERS, O_SEED, O_ROUNDS, O_HOST, O_GPU_METHOD, O_FLUSH };
   static const struct option longopts[] = {
       {"sizes", required_argument, NULL, O_SIZES},       {"ops", required_argument, NULL, O_OPS},
       {"dtypes", required_argument, NULL, O_DTYPES},     {"variants", required_argument, NULL, O_VARIANTS},
@@ -165,6 +177,8 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
       {"min-time", required_argument, NULL, O_MINTIME},  {"json", no_argument, NULL, O_JSON},
       {"no-peers", no_argument, NULL, O_NOPEERS},        {"seed", required_argument, NULL, O_SEED},
       {"rounds", required_argument, NULL, O_ROUNDS},     {"help", no_argument, NULL, 'h'},
+      {"host", no_argument, NULL, O_HOST},               {"gpu-method", no_argument, NULL, O_GPU_METHOD},
+      {"flush", required_argument, NULL, O_FLUSH},
       {NULL, 0, NULL, 0},
   };
   memset(o, 0, sizeof *o);
@@ -178,6 +192,7 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
   o->timing.min_time = 0.2;
   o->timing.rounds = 3;
   o->seed = 1;
+  o->flush_bytes = -1;
   const char *sizes = "2^10..2^28:2";
   char err[256];
   long long v;
@@ -237,6 +252,15 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
       break;
     }
     case O_JSON: o->json = 1; break;
+    case O_HOST: o->host = 1; break;
+    case O_GPU_METHOD: o->gpu_method = 1; break;
+    case O_FLUSH:
+      if (cli_parse_i64(optarg, 0, 1 << 20, &v) != 0) {
+        cli_error("--flush: %s: expected MiB, 0..1048576", optarg);
+        return CLI_EXIT_USAGE;
+      }
+      o->flush_bytes = (int64_t)v << 20;
+      break;
     case O_NOPEERS: o->no_peers = 1; break;
     case O_SEED:
       if (cli_parse_i64(optarg, 0, INT64_MAX, &v) != 0) {

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <time.h>
 
-static const char *acc_name(tally_accuracy a) { return a == TALLY_ACCURACY_FAST ? "fast" : "default"; }
-static const char *nan_name(tally_nan n) { return n == TALLY_NAN_IGNORE ? "ignore" : "propagate"; }
+const char *bench_acc_name(tally_accuracy a) { return a == TALLY_ACCURACY_FAST ? "fast" : "default"; }
+const char *bench_nan_name(tally_nan n) { return n == TALLY_NAN_IGNORE ? "ignore" : "propagate"; }
 
 /* "2^20" for powers of two, else the number. */
-static void format_n(char *buf, size_t size, int64_t n) {
+void bench_format_n(char *buf, size_t size, int64_t n) {
   int e = 0;
   while (e < 62 && ((int64_t)1 << e) < n) e++;
   if (((int64_t)1 << e) == n) snprintf(buf, size, "2^%d", e);
@@ -22,12 +22,12 @@ static void format_n(char *buf, size_t size, int64_t n) {
 }
 
 /* ,"key":v, or null where absent or not finite (JSON has no NaN or infinity). */
-static void json_num(const char *key, double v, int absent) {
+void bench_json_num(const char *key, double v, int absent) {
   if (absent || !isfinite(v)) printf(",\"%s\":null", key);
   else printf(",\"%s\":%.6g", key, v);
 }
 
-static void json_str(const char *key, const char *s) {
+void bench_json_str(const char *key, const char *s) {
   printf(",\"%s\":", key);
   if (s) cli_json_string(stdout, s);
   else fputs("null", stdout);
@@ -37,43 +37,47 @@ static void print_json(const bench_run *r, const bench_point *p, const bench_row
   double gbps = p->bytes / w->plan.median_us * 1e-3, probe_gbps = p->bytes / p->probe_us * 1e-3;
   printf("{\"backend\":");
   cli_json_string(stdout, r->info.backend);
-  json_str("device", r->info.device);
-  json_str("isa", r->info.isa);
+  bench_json_str("device", r->info.device);
+  bench_json_str("isa", r->info.isa);
   printf(",\"threads\":%d", r->info.threads);
-  json_str("date", r->date);
-  json_str("op", tally_op_name(p->op));
-  json_str("dtype", tally_dtype_name(p->dt));
+  bench_json_str("date", r->date);
+  bench_json_str("op", tally_op_name(p->op));
+  bench_json_str("dtype", tally_dtype_name(p->dt));
   printf(",\"n\":%" PRId64, p->n);
-  json_str("variant", w->variant);
-  json_str("accuracy", acc_name(w->acc));
-  json_str("nan", nan_name(r->o->nan));
-  json_num("median_us", w->plan.median_us, 0);
-  json_num("min_us", w->plan.min_us, 0);
+  bench_json_str("variant", w->variant);
+  bench_json_str("accuracy", bench_acc_name(w->acc));
+  bench_json_str("nan", bench_nan_name(r->o->nan));
+  bench_json_num("median_us", w->plan.median_us, 0);
+  bench_json_num("min_us", w->plan.min_us, 0);
   printf(",\"runs\":%d,\"batch\":%" PRId64, w->plan.runs, w->plan.batch);
-  json_num("reduce_us", w->reduce_us, 0);
-  json_num("bytes", p->bytes, 0);
-  json_num("gbps", gbps, 0);
-  json_num("probe_gbps", probe_gbps, 0);
+  bench_json_num("reduce_us", w->reduce_us, 0);
+  bench_json_num("bytes", p->bytes, 0);
+  bench_json_num("gbps", gbps, 0);
+  bench_json_num("probe_gbps", probe_gbps, 0);
   printf(",\"probe_threads\":%d", p->probe_nthreads);
-  json_str("probe_isa", probe_isa());
-  json_num("ratio_probe", gbps / probe_gbps, 0);
-  json_str("peer", p->peer);
-  json_num("peer_us", p->peer_us, !p->peer);
-  json_num("ratio_peer", p->peer_us / w->plan.median_us, !p->peer);
-  json_num("numpy_us", p->numpy_us, p->numpy_us < 0);
-  json_num("numpy_rel_err", p->numpy_err, p->numpy_us < 0);
-  json_num("omp_us", p->omp_us, p->omp_us < 0);
-  json_num("omp_rel_err", p->omp_err, p->omp_us < 0);
-  json_num("max_rel_err", w->err, !p->have_ref);
-  json_num("others_busy", p->others_busy, p->others_busy < 0);
+  bench_json_str("probe_isa", probe_isa());
+  bench_json_num("ratio_probe", gbps / probe_gbps, 0);
+  bench_json_str("peer", p->peer);
+  bench_json_num("peer_us", p->peer_us, !p->peer);
+  bench_json_num("ratio_peer", p->peer_us / w->plan.median_us, !p->peer);
+  bench_json_num("numpy_us", p->numpy_us, p->numpy_us < 0);
+  bench_json_num("numpy_rel_err", p->numpy_err, p->numpy_us < 0);
+  bench_json_num("omp_us", p->omp_us, p->omp_us < 0);
+  bench_json_num("omp_rel_err", p->omp_err, p->omp_us < 0);
+  bench_json_num("max_rel_err", w->err, !p->have_ref);
+  bench_json_num("others_busy", p->others_busy, p->others_busy < 0);
   printf("}\n");
 }
 
 void bench_report_header(const bench_run *r) {
   const bench_opts *o = r->o;
+  if (r->gpu) {
+    bench_gpu_report_header(r);
+    return;
+  }
   if (o->json) return;
   printf("# tally bench %s: %s, %s (%s, %d threads); nan %s; ", r->date, r->info.backend,
-         r->info.device, r->info.isa, r->info.threads, nan_name(o->nan));
+         r->info.device, r->info.isa, r->info.threads, bench_nan_name(o->nan));
   if (o->timing.repeat) printf("median of %d runs", o->timing.repeat);
   else printf("median of >= 5 runs and >= %gs", o->timing.min_time);
   printf(" in %d rounds\n", o->timing.rounds);
@@ -105,7 +109,7 @@ void bench_report_header(const bench_run *r) {
 
 static void print_row(const bench_point *p, const bench_row *w) {
   char n[32], peer_us[32] = "-", ratio[32] = "-", err[32] = "-";
-  format_n(n, sizeof n, p->n);
+  bench_format_n(n, sizeof n, p->n);
   double gbps = p->bytes / w->plan.median_us * 1e-3, probe_gbps = p->bytes / p->probe_us * 1e-3;
   if (p->peer) {
     snprintf(peer_us, sizeof peer_us, "%.3f", p->peer_us);
@@ -113,12 +117,16 @@ static void print_row(const bench_point *p, const bench_row *w) {
   }
   if (p->have_ref) snprintf(err, sizeof err, "%.2g", w->err);
   printf("%-13s %-5s %7s %-10s %-7s %10.3f %7.2f %10.2f %11.2f %-6s %10s %10s %11s\n",
-         tally_op_name(p->op), tally_dtype_name(p->dt), n, w->variant, acc_name(w->acc),
+         tally_op_name(p->op), tally_dtype_name(p->dt), n, w->variant, bench_acc_name(w->acc),
          w->plan.median_us, gbps, probe_gbps, gbps / probe_gbps, p->peer ? p->peer : "-",
          peer_us, ratio, err);
 }
 
 void bench_report_point(const bench_run *r, const bench_point *p) {
+  if (r->gpu) {
+    bench_gpu_report_point(r, p);
+    return;
+  }
   for (int k = 0; k < p->nrows; k++) {
     if (r->o->json) print_json(r, p, &p->rows[k]);
     else print_row(p, &p->rows[k]);

@@ -7,12 +7,14 @@
 #include "bench_opts.h"
 #include "bench_ref.h"
 #include "bench_timer.h"
+#include "cub_peer.h"
 #include "numpy_peer.h"
 #include "tally.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define BENCH_MAX_VARIANTS 16
+#define BENCH_MAX_VARIANTS 32
 #define BENCH_MAX_ROWS (2 * BENCH_MAX_VARIANTS)
 
 typedef struct {
@@ -23,6 +25,12 @@ typedef struct {
   int nvariants;
   numpy_peer numpy;
   char date[32];
+  /* The GPU method (bench_gpu.c): a GPU device, or --gpu-method. */
+  int gpu;
+  cub_peer cub;
+  int peer_device;            /* the CUDA device number the CUB peer runs on */
+  void *flush_a, *flush_b;    /* device buffers of flush_bytes each; NULL: no flush */
+  int64_t flush_bytes;
 } bench_run;
 
 /* One variant and accuracy at a point. */
@@ -50,6 +58,14 @@ typedef struct {
   double peer_us;
   bench_row rows[BENCH_MAX_ROWS];
   int nrows; /* rows measured; variants that do not do the op have none */
+  /* The GPU method: probe_us, peer and peer_us come from the CUB peer's call times. */
+  double probe_kernel_us;     /* < 0: absent */
+  const char *probe_note;     /* why the probe is absent, or NULL */
+  double peer_kernel_us;      /* < 0: absent */
+  const char *peer_note;      /* why the peer is absent, or NULL */
+  char peer_result[64];       /* the peer's result as it printed it */
+  int64_t peer_index;         /* ARG*: the peer's index */
+  double peer_err;            /* the peer's relative error; NaN: none */
 } bench_point;
 
 /* Measure p (op, dt, rt, n, numpy_* set by the caller). 0, or -1 after an error line. */
@@ -57,5 +73,21 @@ int bench_measure_point(const bench_run *r, bench_point *p);
 
 void bench_report_header(const bench_run *r);
 void bench_report_point(const bench_run *r, const bench_point *p);
+
+/* The GPU method (bench_gpu.c): set up (the L2 flush's buffers, the CUB peer), measure
+ * every size of one (op, dtype) (0 measured, -1 failed after an error line), free. */
+int bench_gpu_init(bench_run *r);
+int bench_gpu_measure_op_dtype(const bench_run *r, tally_op op, tally_dtype dt, tally_dtype rt);
+void bench_gpu_free(bench_run *r);
+/* Its output (bench_report_gpu.c). */
+void bench_gpu_report_header(const bench_run *r);
+void bench_gpu_report_point(const bench_run *r, const bench_point *p);
+
+/* Shared by both reports (bench_report.c). */
+const char *bench_acc_name(tally_accuracy a);
+const char *bench_nan_name(tally_nan n);
+void bench_format_n(char *buf, size_t size, int64_t n); /* "2^20", or the number */
+void bench_json_num(const char *key, double v, int absent); /* ,"key":v or null */
+void bench_json_str(const char *key, const char *s);       /* ,"key":"s" or null */
 
 #endif

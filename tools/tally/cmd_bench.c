@@ -1,8 +1,9 @@
-/* tally bench: tally's variants, the peers (numpy, an OpenMP loop) and the probe (the
- * plainest fastest read of the same bytes), timed side by side in one run; what is
- * measured and how: bench/README.md. Here: the loops over ops, dtypes and sizes.
- * bench_point.c measures one size, bench_report.c prints it; the pieces shared with
- * nothing else of the CLI live in bench/ (data, clock, timing, probe, peers, references). */
+/* tally bench: tally's variants, the peers (numpy, an OpenMP loop; CUB on a GPU) and the
+ * probe (the plainest fastest read of the same bytes), timed side by side in one run;
+ * what is measured and how: bench/README.md. Here: the loops over ops, dtypes and sizes.
+ * bench_point.c measures one size on the CPU, bench_gpu.c on a GPU, bench_report.c and
+ * bench_report_gpu.c print it; the pieces shared with nothing else of the CLI live in
+ * bench/ (data, clock, timing, probe, peers, references). */
 #include "bench_run.h"
 #include "bench_util.h"
 #include "cli.h"
@@ -51,6 +52,12 @@ static int resolve_variants(bench_run *r) {
   return rc;
 }
 
+/* A GPU backend, or the GPU method asked for: bench_gpu.c measures. */
+static int is_gpu(const bench_run *r) {
+  return r->o->gpu_method || strcmp(r->info.backend, "cuda") == 0 ||
+         strcmp(r->info.backend, "opencl") == 0;
+}
+
 /* Every size of one (op, dtype): numpy first (one process for all sizes, while this one
  * holds no big buffers and no spinning threads), then each size. 0 measured, 1 skipped
  * (the op is not defined on the dtype), -1 failed. */
@@ -63,6 +70,7 @@ static int measure_op_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
               tally_status_str(st));
     return 1;
   }
+  if (r->gpu) return bench_gpu_measure_op_dtype(r, op, dt, rt);
   numpy_point *np_pts = calloc((size_t)o->nsizes, sizeof *np_pts);
   bench_point *p = malloc(sizeof *p);
   if (!np_pts || !p) {
@@ -118,9 +126,14 @@ int tally_cmd_bench(int argc, char **argv) {
     rc = cli_lib_error(r.ctx, st);
   } else if (resolve_variants(&r) != 0) {
     rc = CLI_EXIT_USAGE;
+  } else if (o.host && !is_gpu(&r)) {
+    cli_error("--host: only for GPU devices (%s reads host memory anyway)", r.info.backend);
+    rc = CLI_EXIT_USAGE;
+  } else if ((r.gpu = is_gpu(&r)) && bench_gpu_init(&r) != 0) {
+    rc = CLI_EXIT_FAIL;
   } else {
     bench_utc_date(r.date, sizeof r.date);
-    if (!o.no_peers) numpy_peer_find(&r.numpy);
+    if (!o.no_peers && !r.gpu) numpy_peer_find(&r.numpy);
     bench_report_header(&r);
     int measured = 0;
     rc = 0;
@@ -136,6 +149,7 @@ int tally_cmd_bench(int argc, char **argv) {
       rc = CLI_EXIT_FAIL;
     }
   }
+  if (r.gpu) bench_gpu_free(&r);
   tally_close(r.ctx);
   bench_opts_free(&o);
   return rc;
