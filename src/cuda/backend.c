@@ -115,6 +115,7 @@ static void cuda_close(tally_context *ctx) {
     for (int i = 0; i < 2; i++)
       if (c->staging[i]) c->cu->cuMemFree(c->staging[i]);
     if (c->offsets_dev) c->cu->cuMemFree(c->offsets_dev);
+    tally__cuda_stream_free(c);
     c->cu->cuStreamDestroy(c->stream);
     tally__cuda_leave(c);
   }
@@ -125,14 +126,22 @@ static void cuda_close(tally_context *ctx) {
 
 /* A user reduction's combine function is host code: it runs on the host's threads, on a
  * CPU context this context keeps (host data only). */
+tally_status tally__cuda_cpu(tally__cuda_ctx *c, tally_context **cpu) {
+  if (!c->cpu) {
+    tally_status s = tally__cpu_backend.open("", &c->cpu);
+    if (s) return tally__fail(&c->base, s, "host threads for the cuda backend: %s", tally_errmsg(NULL));
+  }
+  *cpu = c->cpu;
+  return TALLY_OK;
+}
+
 static tally_status cuda_reduce_user(tally_context *ctx, const tally_user_op *uop,
                                      const void *data, int64_t n, int64_t stride, void *out) {
   tally__cuda_ctx *c = (tally__cuda_ctx *)ctx;
-  if (!c->cpu) {
-    tally_status s = tally__cpu_backend.open("", &c->cpu);
-    if (s) return tally__fail(ctx, s, "user reduction: %s", tally_errmsg(NULL));
-  }
-  tally_status s = tally__cpu_backend.reduce_user(c->cpu, uop, data, n, stride, out);
+  tally_context *cpu = NULL;
+  tally_status s = tally__cuda_cpu(c, &cpu);
+  if (s) return s;
+  s = tally__cpu_backend.reduce_user(cpu, uop, data, n, stride, out);
   if (s) tally__fail(ctx, s, "%s", c->cpu->errmsg);
   return s;
 }

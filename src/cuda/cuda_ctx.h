@@ -3,6 +3,7 @@
 #define TALLY_CUDA_CTX_H
 
 #include "core/internal.h"
+#include "core/part.h"
 #include "cu_api.h"
 
 /* A compiled kernel, kept for the context's life (in-memory cache). */
@@ -33,8 +34,15 @@ typedef struct {
   void *results_host; CUdeviceptr results_dev; size_t results_bytes; /* mapped, pinned */
   CUdeviceptr staging[2]; size_t staging_bytes[2];                   /* host inputs */
   CUdeviceptr offsets_dev; size_t offsets_bytes;
-  tally_context *cpu; /* user reductions run their host callbacks here, opened when needed */
+  tally_context *cpu; /* host threads (user reductions, streaming copies), opened when needed */
+  /* Streaming host inputs (stream.c): pinned host buffers and device buffers per input. */
+  void *pin[2][2];
+  CUdeviceptr dbuf[2][2];
+  CUevent copied[2];
 } tally__cuda_ctx;
+
+/* The CPU context of c, opened on first use (host-side work of the CUDA backend). */
+tally_status tally__cuda_cpu(tally__cuda_ctx *c, tally_context **cpu);
 
 /* Make the context's device current on this thread for the scope of a call. */
 tally_status tally__cuda_enter(tally__cuda_ctx *c);
@@ -60,6 +68,21 @@ tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
  * with each source set and -D list; returns the number of calls. For the NVRTC test. */
 int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, void *user),
                           void *user);
+
+/* The best variant's kernel for p's dtype and flags with family fam; contig: 16-byte loads. */
+tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, tally__family fam,
+                                 int contig, CUfunction *fn);
+/* Blocks per slice of length len for fn (one wave at most). */
+int64_t tally__cuda_blocks_for(const tally__cuda_ctx *c, CUfunction fn, int64_t len, int contig,
+                               size_t esize);
+/* Scratch for launches of up to nslices slices with G blocks each (parts in mapped memory). */
+tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices);
+
+/* Host arrays through pinned memory in chunks, copies overlapping kernels (stream.c). */
+bool tally__cuda_can_stream(const tally__problem *p);
+tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, const void *x,
+                                const void *y, tally__part *acc);
+void tally__cuda_stream_free(tally__cuda_ctx *c);
 
 /* Reduce (reduce.c). */
 tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, const void *in,

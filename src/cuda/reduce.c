@@ -36,7 +36,8 @@ static tally_status grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, siz
   return TALLY_OK;
 }
 
-static tally_status ensure_scratch(tally__cuda_ctx *c, size_t partial_words, int64_t nslices) {
+tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices) {
+  size_t partial_words = G > 1 ? (size_t)(G * nslices) * 9 : 0;
   tally_status s;
   if ((s = grow(c, &c->partials, &c->partials_bytes, partial_words * 8 + 8, "block parts")))
     return s;
@@ -118,7 +119,6 @@ typedef struct {
   const tally__problem *p;
   tally__family fam;
   CUdeviceptr x, y, offsets;
-  char defs[256];
   const tally__cuda_variant *v;
 } job_t;
 
@@ -140,8 +140,12 @@ static void defs_for(const tally__problem *p, tally__family fam, int contig, cha
            fam == TALLY__FAM_AFFINE, BLOCK);
 }
 
-static void kernel_defs(job_t *j, tally__family fam, int contig) {
-  defs_for(j->p, fam, contig, j->defs, sizeof j->defs);
+tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, tally__family fam,
+                                 int contig, CUfunction *fn) {
+  static const char *const srcs[] = {"reduce_part.clh", "reduce_best.clh", NULL};
+  char defs[256];
+  defs_for(p, fam, contig, defs, sizeof defs);
+  return tally__cuda_kernel_get(c, srcs, defs, "reduce_best", fn);
 }
 
 int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, void *user),
@@ -197,8 +201,8 @@ static int contiguous(const job_t *j) {
 /* Blocks per slice: enough for each thread to have a few 16-byte loads, at most the
  * number that fills every multiprocessor. Depends only on the length and the device, so
  * results are the same run to run. */
-static int64_t blocks_for(const tally__cuda_ctx *c, CUfunction fn, int64_t len, int contig,
-                          size_t esize) {
+int64_t tally__cuda_blocks_for(const tally__cuda_ctx *c, CUfunction fn, int64_t len, int contig,
+                               size_t esize) {
   int64_t units = contig ? len / (int64_t)(16 / esize) : len;
   int64_t per_block = (int64_t)BLOCK * 4;
   int64_t g = (units + per_block - 1) / per_block;
@@ -218,31 +222,29 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
   tally__cuda_ctx *c = j->c;
   const tally__problem *p = j->p;
   int contig = fam != TALLY__FAM_AFFINE && contiguous(j);
-  kernel_defs(j, fam, contig);
-  const char *srcs[] = {"reduce_part.clh", "reduce_best.clh", NULL};
   CUfunction fn;
-  tally_status s = tally__cuda_kernel_get(c, srcs, j->defs, "reduce_best", &fn);
+  tally_status s = tally__cuda_best_fn(c, p, fam, contig, &fn);
   if (s) return s;
   int64_t maxlen = 0;
   for (int64_t k = k0; k < k1; k++) {
     int64_t l = slice_len(p, k);
     if (l > maxlen) maxlen = l;
   }
-  int64_t G = blocks_for(c, fn, maxlen, contig, tally_dtype_size(p->dtype));
+  int64_t G = tally__cuda_blocks_for(c, fn, maxlen, contig, tally_dtype_size(p->dtype));
   int64_t per_launch = MAX_SLICES_PER_LAUNCH;
   if (G > 1 && MAX_PARTIALS / G < per_launch) per_launch = MAX_PARTIALS / G > 0 ? MAX_PARTIALS / G : 1;
-  if ((s = ensure_scratch(c, (size_t)(G * (per_launch < k1 - k0 ? per_launch : k1 - k0)) * 9,
-                          per_launch < k1 - k0 ? per_launch : k1 - k0)))
-    return s;
+  if ((s = tally__cuda_scratch(c, G, per_launch < k1 - k0 ? per_launch : k1 - k0))) return s;
   for (int64_t b0 = k0; b0 < k1; b0 += per_launch) {
     int64_t nb = k1 - b0 < per_launch ? k1 - b0 : per_launch;
     long long n = p->n, cols = p->cols, ss0 = p->slice_stride[0], ss1 = p->slice_stride[1];
     long long rs0 = p->rstride[0], rs1 = p->rstride[1], cs0 = p->cstride[0], cs1 = p->cstride[1];
-    long long slice0 = b0;
+    long long slice0 = b0, idx0 = 0;
+    double kshift = 0.0;
+    int kgiven = 0;
     CUdeviceptr x = j->x, y = j->y ? j->y : j->x, off = j->offsets;
     CUdeviceptr partials = c->partials, counters = c->counters, results = c->results_dev;
     void *args[] = {&x, &y, &n, &cols, &ss0, &ss1, &rs0, &rs1, &cs0, &cs1, &off, &slice0,
-                    &scale, &partials, &counters, &results};
+                    &scale, &idx0, &kshift, &kgiven, &partials, &counters, &results};
     CUresult r = c->cu->cuLaunchKernel(fn, (unsigned)G, (unsigned)nb, 1, BLOCK, 1, 1, 0,
                                        c->stream, args, NULL);
     if (!r) r = c->cu->cuStreamSynchronize(c->stream);
@@ -303,11 +305,17 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   tally_status s = tally__cuda_variant_find(ctx, p->opt.variant, &v);
   if (s) return s;
   if ((s = tally__cuda_enter(c))) return s;
-  job_t j = {c, p, tally__family_of(p->op, p->dtype), 0, 0, 0, "", v};
+  job_t j = {c, p, tally__family_of(p->op, p->dtype), 0, 0, 0, v};
   tally__gpu_part *parts = NULL;
   void *out_host = out;
   size_t out_bytes = 0;
   int64_t out_lo = 0;
+  if (v->run == tally__cuda_run_best && tally__cuda_can_stream(p)) {
+    tally__part acc;
+    if (!(s = tally__cuda_stream(c, p, in, in2, &acc)))
+      s = tally__finalize(ctx, p, 0, p->n, &acc, out, 0, s1, NULL, NULL);
+    goto done;
+  }
   if ((s = place_input(c, p, 0, in, &j.x))) goto done;
   if (in2 && (s = place_input(c, p, 1, in2, &j.y))) goto done;
   if (p->offsets) {
