@@ -1,15 +1,16 @@
 /* The CUB peer of `tally bench` on NVIDIA GPUs (C++: tally itself stays C).
  *
  *   cub_peer --op sum|min|max|argmin|argmax --dtype f32|f64|i32|i64 --sizes LIST
- *            [--reps N] [--seed N] [--device K] [--json]
+ *            [--reps N] [--seed N] [--device K] [--flush-bytes B] [--json [--samples]]
  *   cub_peer --probe [--dtype T] --sizes LIST ...   the read probe: the bandwidth ceiling
  *   cub_peer --h2d [--dtype T] --sizes LIST ...     pinned host-to-device copy bandwidth
  *
- * Sizes are element counts of --dtype (default f32; u8, bytes, for --probe and --h2d only):
- * 2^K, numbers, 2^A..2^B[:S] ranges, comma lists. Per size: the input is filled on the device with the data of `tally bench`
- * (bench/bench_util.c's splitmix64 of the index, so tally's exact reference checks CUB's
- * result too: floats uniform in [0.5, 1.5), integers +-[1, 64]); CUB's temporary storage
- * is allocated once; 3 untimed runs; then --reps runs (default 25), each timed twice:
+ * Sizes are element counts of --dtype (default f32; u8, bytes, for --probe and --h2d
+ * only): 2^K, numbers, 2^A..2^B[:S] ranges, comma lists. Per size: the input is filled on
+ * the device with the data of `tally bench` (bench/bench_util.c's splitmix64 of the index,
+ * so tally's exact reference checks CUB's result too: floats uniform in [0.5, 1.5),
+ * integers +-[1, 64]); CUB's temporary storage is allocated once; 3 untimed runs; then
+ * --reps runs (default 25), each timed twice:
  *
  *   call:   host wall clock (CLOCK_MONOTONIC) from just before the cub::DeviceReduce call
  *           to the result on the host (cudaMemcpy to a host variable): what tally_reduce
@@ -19,7 +20,8 @@
  *
  * Before every run the L2 is flushed: a 4 x L2 buffer is written (cudaMemsetAsync), then
  * another 4 x L2 buffer is read, so the input is out of the L2 and no dirty line is left
- * for the timed run to write back. Medians are reported (and minima in JSON).
+ * for the timed run to write back (--flush-bytes sets the buffers' size; 0: no flush).
+ * Medians are reported (and minima in JSON; --samples: every run).
  *
  * SUM of i32/i64 is written to a 64-bit result, so CUB accumulates in 64 bits (tally's
  * integer sums are 64-bit too); f32 sums accumulate in float, as cub::DeviceReduce::Sum
@@ -73,8 +75,7 @@ const char usage[] =
 
 void check(cudaError_t e, const char *what, int line) {
   if (e != cudaSuccess)
-    fail(1, "%s: %s (%s) [cub_peer.cu:%d]", what, cudaGetErrorString(e), cudaGetErrorName(e),
-         line);
+    fail(1, "%s: %s (%s) [cub_peer.cu:%d]", what, cudaGetErrorString(e), cudaGetErrorName(e), line);
 }
 #define CK(call) check((call), #call, __LINE__)
 
@@ -130,13 +131,15 @@ void parse_sizes(const char *arg, std::vector<int64_t> *out) {
   size_t start = 0;
   while (start <= all.size()) {
     size_t comma = all.find(',', start);
-    std::string item = all.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        all.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? all.size() + 1 : comma + 1;
     size_t dots = item.find("..");
     int64_t a, b;
     int ea, eb;
     if (dots == std::string::npos) {
-      if (!parse_one(item, &a, &ea)) fail(2, "--sizes: %s: not a count or 2^K (K <= 40)", item.c_str());
+      if (!parse_one(item, &a, &ea))
+        fail(2, "--sizes: %s: not a count or 2^K (K <= 40)", item.c_str());
       out->push_back(a);
       continue;
     }
@@ -155,8 +158,7 @@ void parse_sizes(const char *arg, std::vector<int64_t> *out) {
   if (out->empty()) fail(2, "--sizes: %s: no sizes", arg);
 }
 
-template <class E>
-bool parse_name(const char *s, const char *const *names, int count, E *out) {
+template <class E> bool parse_name(const char *s, const char *const *names, int count, E *out) {
   for (int i = 0; i < count; i++)
     if (std::strcmp(s, names[i]) == 0) {
       *out = (E)i;
@@ -180,11 +182,13 @@ Options parse(int argc, char **argv) {
       std::exit(0);
     } else if (!std::strcmp(a, "--op")) {
       const char *s = value();
-      if (!parse_name(s, op_names, 5, &o.op)) fail(2, "--op: %s: expected sum, min, max, argmin or argmax", s);
+      if (!parse_name(s, op_names, 5, &o.op))
+        fail(2, "--op: %s: expected sum, min, max, argmin or argmax", s);
       o.have_op = true;
     } else if (!std::strcmp(a, "--dtype")) {
       const char *s = value();
-      if (!parse_name(s, dtype_names, 5, &o.dtype)) fail(2, "--dtype: %s: expected f32, f64, i32, i64 (or u8 with --probe, --h2d)", s);
+      if (!parse_name(s, dtype_names, 5, &o.dtype))
+        fail(2, "--dtype: %s: expected f32, f64, i32, i64 (or u8 with --probe, --h2d)", s);
     } else if (!std::strcmp(a, "--sizes")) {
       parse_sizes(value(), &o.sizes);
       have_sizes = true;
@@ -202,7 +206,8 @@ Options parse(int argc, char **argv) {
       o.device = (int)v;
     } else if (!std::strcmp(a, "--flush-bytes")) {
       const char *s = value();
-      if (!parse_i64(s, 0, (long long)1 << 40, &v)) fail(2, "--flush-bytes: %s: expected bytes >= 0", s);
+      if (!parse_i64(s, 0, (long long)1 << 40, &v))
+        fail(2, "--flush-bytes: %s: expected bytes >= 0", s);
       o.flush_bytes = v;
     } else if (!std::strcmp(a, "--json")) {
       o.json = true;
@@ -217,9 +222,11 @@ Options parse(int argc, char **argv) {
     }
   }
   if (!have_sizes) fail(2, "--sizes is required (see --help)");
-  if (o.mode == Mode::cub && !o.have_op) fail(2, "--op is required, or --probe / --h2d (see --help)");
+  if (o.mode == Mode::cub && !o.have_op)
+    fail(2, "--op is required, or --probe / --h2d (see --help)");
   if (o.mode != Mode::cub && o.have_op) fail(2, "--op does not go with --probe or --h2d");
-  if (o.mode == Mode::cub && o.dtype == Dtype::u8) fail(2, "--dtype u8 goes only with --probe or --h2d");
+  if (o.mode == Mode::cub && o.dtype == Dtype::u8)
+    fail(2, "--dtype u8 goes only with --probe or --h2d");
   return o;
 }
 
@@ -241,18 +248,24 @@ __host__ __device__ inline uint64_t mix(uint64_t z) {
 }
 
 template <class T> __device__ inline T value_of(uint64_t r);
-template <> __device__ inline float value_of<float>(uint64_t r) { return 0.5f + (float)(r >> 41) * 0x1p-23f; }
-template <> __device__ inline double value_of<double>(uint64_t r) { return 0.5 + (double)(r >> 12) * 0x1p-52; }
+template <> __device__ inline float value_of<float>(uint64_t r) {
+  return 0.5f + (float)(r >> 41) * 0x1p-23f;
+}
+template <> __device__ inline double value_of<double>(uint64_t r) {
+  return 0.5 + (double)(r >> 12) * 0x1p-52;
+}
 template <> __device__ inline int32_t value_of<int32_t>(uint64_t r) {
   int32_t v = (int32_t)(r & 63) + 1;
   return (r & 64) ? -v : v;
 }
 template <> __device__ inline int64_t value_of<int64_t>(uint64_t r) { return value_of<int32_t>(r); }
-template <> __device__ inline uint8_t value_of<uint8_t>(uint64_t r) { return (uint8_t)((r & 63) + 1); }
+template <> __device__ inline uint8_t value_of<uint8_t>(uint64_t r) {
+  return (uint8_t)((r & 63) + 1);
+}
 
-template <class T>
-__global__ void fill_kernel(T *p, size_t n, uint64_t s0) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+template <class T> __global__ void fill_kernel(T *p, size_t n, uint64_t s0) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
     p[i] = value_of<T>(mix(s0 + (uint64_t)(i + 1) * GAMMA));
 }
 
@@ -264,8 +277,8 @@ __device__ inline unsigned fold(uint4 v) { return v.x ^ v.y ^ v.z ^ v.w; }
 
 /* XOR of n16 16-byte words and ntail (< 16) bytes after them; one value per block. */
 __global__ void __launch_bounds__(PROBE_THREADS)
-probe_kernel(const uint4 *__restrict__ p, size_t n16, const unsigned char *__restrict__ tail,
-             unsigned ntail, unsigned *__restrict__ out) {
+    probe_kernel(const uint4 *__restrict__ p, size_t n16, const unsigned char *__restrict__ tail,
+                 unsigned ntail, unsigned *__restrict__ out) {
   const size_t stride = (size_t)gridDim.x * blockDim.x;
   size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
   unsigned acc = 0;
@@ -396,9 +409,12 @@ void json_string(const char *s) {
   std::putchar('"');
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') std::printf("\\%c", c);
-    else if (c < 0x20) std::printf("\\u%04x", c);
-    else std::putchar(c);
+    if (c == '"' || c == '\\')
+      std::printf("\\%c", c);
+    else if (c < 0x20)
+      std::printf("\\u%04x", c);
+    else
+      std::putchar(c);
   }
   std::putchar('"');
 }
@@ -442,8 +458,16 @@ void report(const Options &o, const Device &d, const Flush &fl, const char *peer
   std::fflush(stdout);
 }
 
-std::string text_of(float v) { char b[48]; std::snprintf(b, sizeof b, "%.9g", v); return b; }
-std::string text_of(double v) { char b[48]; std::snprintf(b, sizeof b, "%.17g", v); return b; }
+std::string text_of(float v) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.9g", v);
+  return b;
+}
+std::string text_of(double v) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
 std::string text_of(long long v) { return std::to_string(v); }
 std::string text_of(int32_t v) { return std::to_string(v); }
 std::string text_of(long v) { return std::to_string(v); }
@@ -469,19 +493,25 @@ cudaError_t cub_call(Op op, void *tmp, size_t &tmp_bytes, const T *in, void *out
   using S = typename SumOf<T>::type;
   int64_t *index = (int64_t *)((char *)out + 16);
   switch (op) {
-  case Op::sum: return cub::DeviceReduce::Sum(tmp, tmp_bytes, in, (S *)out, n);
-  case Op::min: return cub::DeviceReduce::Min(tmp, tmp_bytes, in, (T *)out, n);
-  case Op::max: return cub::DeviceReduce::Max(tmp, tmp_bytes, in, (T *)out, n);
-  case Op::argmin: return cub::DeviceReduce::ArgMin(tmp, tmp_bytes, in, (T *)out, index, (int64_t)n);
-  case Op::argmax: return cub::DeviceReduce::ArgMax(tmp, tmp_bytes, in, (T *)out, index, (int64_t)n);
+  case Op::sum:
+    return cub::DeviceReduce::Sum(tmp, tmp_bytes, in, (S *)out, n);
+  case Op::min:
+    return cub::DeviceReduce::Min(tmp, tmp_bytes, in, (T *)out, n);
+  case Op::max:
+    return cub::DeviceReduce::Max(tmp, tmp_bytes, in, (T *)out, n);
+  case Op::argmin:
+    return cub::DeviceReduce::ArgMin(tmp, tmp_bytes, in, (T *)out, index, (int64_t)n);
+  case Op::argmax:
+    return cub::DeviceReduce::ArgMax(tmp, tmp_bytes, in, (T *)out, index, (int64_t)n);
   }
   return cudaErrorInvalidValue;
 }
 
-constexpr uint64_t seed_state(uint64_t seed) { return seed * 0x2545f4914f6cdd1dull + 1; } /* stream 0 */
+constexpr uint64_t seed_state(uint64_t seed) {
+  return seed * 0x2545f4914f6cdd1dull + 1;
+} /* stream 0 */
 
-template <class T>
-void fill(const Device &d, T *p, int64_t n, uint64_t seed) {
+template <class T> void fill(const Device &d, T *p, int64_t n, uint64_t seed) {
   fill_kernel<T><<<(unsigned)d.sms * 8, 256>>>(p, (size_t)n, seed_state(seed));
   CK(cudaGetLastError());
 }
@@ -489,30 +519,43 @@ void fill(const Device &d, T *p, int64_t n, uint64_t seed) {
 /* n elements of dtype t at p. */
 void fill_as(const Device &d, Dtype t, void *p, int64_t n, uint64_t seed) {
   switch (t) {
-  case Dtype::f32: fill(d, (float *)p, n, seed); break;
-  case Dtype::f64: fill(d, (double *)p, n, seed); break;
-  case Dtype::i32: fill(d, (int32_t *)p, n, seed); break;
-  case Dtype::i64: fill(d, (int64_t *)p, n, seed); break;
-  case Dtype::u8: fill(d, (uint8_t *)p, n, seed); break;
+  case Dtype::f32:
+    fill(d, (float *)p, n, seed);
+    break;
+  case Dtype::f64:
+    fill(d, (double *)p, n, seed);
+    break;
+  case Dtype::i32:
+    fill(d, (int32_t *)p, n, seed);
+    break;
+  case Dtype::i64:
+    fill(d, (int64_t *)p, n, seed);
+    break;
+  case Dtype::u8:
+    fill(d, (uint8_t *)p, n, seed);
+    break;
   }
 }
 
-template <class T>
-void run_cub(const Options &o, const Device &d, Flush &fl, int64_t n) {
+template <class T> void run_cub(const Options &o, const Device &d, Flush &fl, int64_t n) {
   T *in = (T *)device_alloc(n * sizeof(T), "the input");
   fill(d, in, n, o.seed);
   void *out = device_alloc(32, "the result");
   size_t tmp_bytes = 0;
   bool small = n <= INT_MAX;
-  if (small) CK(cub_call<T>(o.op, nullptr, tmp_bytes, in, out, (int)n));
-  else CK(cub_call<T>(o.op, nullptr, tmp_bytes, in, out, (int64_t)n));
+  if (small)
+    CK(cub_call<T>(o.op, nullptr, tmp_bytes, in, out, (int)n));
+  else
+    CK(cub_call<T>(o.op, nullptr, tmp_bytes, in, out, (int64_t)n));
   void *tmp = device_alloc(tmp_bytes, "CUB's temporary storage");
   CK(cudaDeviceSynchronize());
   unsigned char host[32];
   auto launch = [&] {
     size_t tb = tmp_bytes;
-    if (small) CK(cub_call<T>(o.op, tmp, tb, in, out, (int)n));
-    else CK(cub_call<T>(o.op, tmp, tb, in, out, (int64_t)n));
+    if (small)
+      CK(cub_call<T>(o.op, tmp, tb, in, out, (int)n));
+    else
+      CK(cub_call<T>(o.op, tmp, tb, in, out, (int64_t)n));
   };
   auto fetch = [&] { CK(cudaMemcpy(host, out, 24, cudaMemcpyDeviceToHost)); };
   Stats s = time_runs(d, fl, o.reps, launch, fetch);
@@ -566,7 +609,8 @@ void run_h2d(const Options &o, const Device &d, Flush &fl, int64_t n) {
   void *host = nullptr;
   cudaError_t e = cudaHostAlloc(&host, bytes, cudaHostAllocDefault);
   if (e != cudaSuccess)
-    fail(1, "cudaHostAlloc of %zu pinned bytes: %s (%s)", bytes, cudaGetErrorString(e), cudaGetErrorName(e));
+    fail(1, "cudaHostAlloc of %zu pinned bytes: %s (%s)", bytes, cudaGetErrorString(e),
+         cudaGetErrorName(e));
   std::memset(host, 0x3c, bytes);
   auto launch = [&] {
     for (size_t off = 0; off < bytes; off += chunk)
@@ -588,7 +632,8 @@ int main(int argc, char **argv) {
   Options o = parse(argc, argv);
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) fail(77, "no CUDA GPU: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+  if (e != cudaSuccess)
+    fail(77, "no CUDA GPU: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
   if (count == 0) fail(77, "no CUDA GPU: the driver sees none");
   if (o.device >= count) fail(1, "--device %d: there are %d CUDA GPUs", o.device, count);
   Device d;
@@ -597,7 +642,8 @@ int main(int argc, char **argv) {
   CK(cudaGetDeviceProperties(&d.prop, d.id));
   CK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, d.id));
   CK(cudaDeviceGetAttribute(&d.l2, cudaDevAttrL2CacheSize, d.id));
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&d.probe_blocks_per_sm, probe_kernel, PROBE_THREADS, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&d.probe_blocks_per_sm, probe_kernel,
+                                                   PROBE_THREADS, 0));
   if (d.probe_blocks_per_sm < 1) d.probe_blocks_per_sm = 1;
   Flush fl;
   fl.init(d, o.flush_bytes);
@@ -608,12 +654,18 @@ int main(int argc, char **argv) {
                 CUB_VERSION / 100 % 1000, CUB_VERSION % 100, o.reps, "peer", "op", "type", "n",
                 "call_us", "GB/s", "kernel_us", "GB/s", "result");
   for (int64_t n : o.sizes) {
-    if (o.mode == Mode::probe) run_probe(o, d, fl, n);
-    else if (o.mode == Mode::h2d) run_h2d(o, d, fl, n);
-    else if (o.dtype == Dtype::f32) run_cub<float>(o, d, fl, n);
-    else if (o.dtype == Dtype::f64) run_cub<double>(o, d, fl, n);
-    else if (o.dtype == Dtype::i32) run_cub<int32_t>(o, d, fl, n);
-    else run_cub<int64_t>(o, d, fl, n);
+    if (o.mode == Mode::probe)
+      run_probe(o, d, fl, n);
+    else if (o.mode == Mode::h2d)
+      run_h2d(o, d, fl, n);
+    else if (o.dtype == Dtype::f32)
+      run_cub<float>(o, d, fl, n);
+    else if (o.dtype == Dtype::f64)
+      run_cub<double>(o, d, fl, n);
+    else if (o.dtype == Dtype::i32)
+      run_cub<int32_t>(o, d, fl, n);
+    else
+      run_cub<int64_t>(o, d, fl, n);
   }
   return 0;
 }

@@ -36,9 +36,9 @@ int bench_gpu_init(bench_run *r) {
   r->peer_device = cuda_index(o->device);
   cub_peer_find(&r->cub);
   cub_peer_check(&r->cub, r->peer_device, r->info.device);
-  r->flush_bytes = o->flush_bytes >= 0   ? o->flush_bytes
+  r->flush_bytes = o->flush_bytes >= 0    ? o->flush_bytes
                    : r->info.l2_bytes > 0 ? 4 * r->info.l2_bytes
-                                         : GPU_FLUSH_NO_L2;
+                                          : GPU_FLUSH_NO_L2;
   r->flush_bytes &= ~(int64_t)15; /* whole f32 elements, 16-byte aligned */
   if (r->flush_bytes == 0) return 0;
   size_t bytes = (size_t)r->flush_bytes;
@@ -160,8 +160,10 @@ static int prepare(const bench_run *r, bench_point *p, gpu_point *s) {
   int two = two_inputs(p->op);
   s->x = bench_alloc(bytes);
   s->y = two ? bench_alloc(bytes) : NULL;
-  if (!s->x || (two && !s->y))
-    return cli_error("out of memory: %" PRId64 " elements of %s", p->n, tally_dtype_name(p->dt)), -1;
+  if (!s->x || (two && !s->y)) {
+    cli_error("out of memory: %" PRId64 " elements of %s", p->n, tally_dtype_name(p->dt));
+    return -1;
+  }
   bench_fill(s->x, p->dt, p->n, r->o->seed, 0);
   if (two) bench_fill(s->y, p->dt, p->n, r->o->seed, 1);
   p->bytes = (double)bytes * (two ? 2 : 1);
@@ -270,9 +272,9 @@ static void run_peers(const bench_run *r, tally_op op, tally_dtype dt, peer_runs
   if (!bytes) return;
   for (int i = 0; i < o->nsizes; i++) bytes[i] = o->sizes[i] * (int64_t)tally_dtype_size(dt) * k;
   const char *what = o->host ? "h2d copy" : "probe";
-  pr->probe_rc = cub_peer_run(&r->cub, o->host ? CUB_H2D : CUB_PROBE, op, dt, bytes, o->nsizes,
-                              reps, o->seed, r->flush_bytes, r->peer_device, pr->probe,
-                              pr->probe_why, sizeof pr->probe_why);
+  pr->probe_rc =
+      cub_peer_run(&r->cub, o->host ? CUB_H2D : CUB_PROBE, op, dt, bytes, o->nsizes, reps, o->seed,
+                   r->flush_bytes, r->peer_device, pr->probe, pr->probe_why, sizeof pr->probe_why);
   if (pr->probe_rc != 0 && r->cub.present)
     cli_error("note: the CUB peer's %s failed on %s %s: %s; reported absent", what,
               tally_op_name(op), tally_dtype_name(dt), pr->probe_why);
@@ -286,9 +288,9 @@ static void run_peers(const bench_run *r, tally_op op, tally_dtype dt, peer_runs
     snprintf(pr->cub_why, sizeof pr->cub_why, "CUB has no direct equivalent of %s on %s",
              tally_op_name(op), tally_dtype_name(dt));
   } else {
-    pr->cub_rc = cub_peer_run(&r->cub, CUB_REDUCE, op, dt, o->sizes, o->nsizes, reps, o->seed,
-                              r->flush_bytes, r->peer_device, pr->cub, pr->cub_why,
-                              sizeof pr->cub_why);
+    pr->cub_rc =
+        cub_peer_run(&r->cub, CUB_REDUCE, op, dt, o->sizes, o->nsizes, reps, o->seed,
+                     r->flush_bytes, r->peer_device, pr->cub, pr->cub_why, sizeof pr->cub_why);
     if (pr->cub_rc != 0 && r->cub.present)
       cli_error("note: the CUB peer failed on %s %s: %s; reported absent", tally_op_name(op),
                 tally_dtype_name(dt), pr->cub_why);
