@@ -440,7 +440,7 @@ void report(const Options &o, const Device &d, const Flush &fl, const char *peer
   std::printf(",\"op\":\"%s\",\"dtype\":\"%s\",\"n\":%lld,\"bytes\":%.0f,\"reps\":%d", op,
               dtype_names[(int)o.dtype], (long long)n, bytes, o.reps);
   std::printf(",\"median_call_us\":%.3f,\"min_call_us\":%.3f,\"median_kernel_us\":%.3f,"
-              "\"min_kernel_us\":%.3f,\"gbps\":%.2f,\"gbps_kernel\":%.2f",
+              "\"min_kernel_us\":%.3f,\"gbps\":%.6g,\"gbps_kernel\":%.6g",
               s.call_med, s.call_min, s.kern_med, s.kern_min, gbps, gbps_k);
   std::printf(",\"result\":%s", res.text.c_str());
   if (res.index >= 0) std::printf(",\"index\":%lld", res.index);
