@@ -116,6 +116,9 @@ static void cuda_close(tally_context *ctx) {
       if (c->staging[i]) c->cu->cuMemFree(c->staging[i]);
     if (c->offsets_dev) c->cu->cuMemFree(c->offsets_dev);
     tally__cuda_stream_free(c);
+    for (int i = 0; i < 2; i++)
+      if (c->ladder_buf[i]) c->cu->cuMemFree(c->ladder_buf[i]);
+    if (c->ladder_small) c->cu->cuMemFree(c->ladder_small);
     c->cu->cuStreamDestroy(c->stream);
     tally__cuda_leave(c);
   }

@@ -7,11 +7,14 @@
 #include "cu_api.h"
 
 /* A compiled kernel, kept for the context's life (in-memory cache). */
+#define TALLY_CUDA_MAX_ENTRIES 32
 typedef struct tally__cuda_kernel {
   struct tally__cuda_kernel *next;
   char *key; /* source set + options */
   CUmodule module;
-  CUfunction fn;
+  int nfn;
+  const char *entry[TALLY_CUDA_MAX_ENTRIES]; /* static strings */
+  CUfunction fn[TALLY_CUDA_MAX_ENTRIES];
 } tally__cuda_kernel;
 
 typedef struct {
@@ -39,6 +42,9 @@ typedef struct {
   void *pin[2][2];
   CUdeviceptr dbuf[2][2];
   CUevent copied[2];
+  /* Ladder variants (ladder.c): two part buffers, a ticket and a result part. */
+  CUdeviceptr ladder_buf[2]; size_t ladder_bytes;
+  CUdeviceptr ladder_small;
 } tally__cuda_ctx;
 
 /* The CPU context of c, opened on first use (host-side work of the CUDA backend). */
@@ -60,15 +66,19 @@ tally_status tally__cuda_kernel_get(tally__cuda_ctx *c, const char *const *srcs,
 void tally__cuda_kernels_free(tally__cuda_ctx *c);
 
 /* Compile without a device (tests, CI): NVRTC only, for architecture `arch` (e.g.
- * "sm_90"). On failure, log (may be NULL) receives NVRTC's log. */
+ * "sm_90"). On failure, log (may be NULL) receives NVRTC's log. With driver > 0, the
+ * machine code is also written to the disk cache under the name a context on that driver
+ * will look for (warming the cache on a GPU machine, many kernels at a time). */
 tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
-                                      const char *arch, char *log, size_t loglen);
+                                      const char *arch, int driver, char *log, size_t loglen);
 
 /* Every kernel specialisation the backend can ask for (possibly repeated): fn is called
  * with each source set and -D list; returns the number of calls. For the NVRTC test. */
 int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, void *user),
                           void *user);
 
+/* The -D definitions of a kernel for p with family fam; contig: 16-byte loads. */
+void tally__cuda_defs(const tally__problem *p, tally__family fam, int contig, char *defs, size_t len);
 /* The best variant's kernel for p's dtype and flags with family fam; contig: 16-byte loads. */
 tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, tally__family fam,
                                  int contig, CUfunction *fn);

@@ -71,12 +71,6 @@ static char *assemble(const char *const *srcs, char *why, size_t len) {
 
 /* ------------------------------------------------------------ disk cache */
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ULL; }
-  return h;
-}
-
 static int cache_dir(char *dir, size_t len) {
   const char *env = getenv("TALLY_CACHE_DIR");
   if (env && strcmp(env, "off") == 0) return 0;
@@ -118,6 +112,27 @@ static void write_file_atomic(const char *path, const void *data, size_t size) {
   ok &= fclose(f) == 0;
   if (ok) rename(tmp, path);
   else remove(tmp);
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ULL; }
+  return h;
+}
+
+/* The disk cache's file for a kernel text: everything that changes the machine code. */
+static int cache_path(const char *text, const char *defs, const char *arch, int driver,
+                      int nv_major, int nv_minor, char *path, size_t len) {
+  char dir[900];
+  if (!cache_dir(dir, sizeof dir)) return 0;
+  uint64_t h = 0xcbf29ce484222325ULL;
+  h = fnv1a(h, text, strlen(text));
+  h = fnv1a(h, defs, strlen(defs));
+  h = fnv1a(h, arch, strlen(arch));
+  int vers[3] = {driver, nv_major, nv_minor};
+  h = fnv1a(h, vers, sizeof vers);
+  snprintf(path, len, "%s/%016llx.cubin", dir, (unsigned long long)h);
+  return 1;
 }
 
 /* ------------------------------------------------------------ NVRTC */
@@ -178,7 +193,7 @@ static tally_status nvrtc_compile(const tally__nvrtc_api *nv, const char *text, 
 }
 
 tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs, const char *arch,
-                                      char *log, size_t loglen) {
+                                      int driver, char *log, size_t loglen) {
   char why[512], dummy[8];
   if (!log) { log = dummy; loglen = sizeof dummy; }
   log[0] = '\0';
@@ -195,6 +210,11 @@ tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
   void *bin = NULL;
   size_t size = 0;
   tally_status s = nvrtc_compile(nv, text, defs, arch, &bin, &size, log, loglen);
+  char path[1024];
+  int maj = 0, min = 0;
+  nv->nvrtcVersion(&maj, &min);
+  if (!s && driver > 0 && cache_path(text, defs, arch, driver, maj, min, path, sizeof path))
+    write_file_atomic(path, bin, size);
   free(text);
   free(bin);
   return s;
@@ -202,8 +222,8 @@ tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
 
 /* ------------------------------------------------------------ the cache */
 
-static char *make_key(const char *const *srcs, const char *defs, const char *entry) {
-  size_t len = strlen(defs) + strlen(entry) + 8;
+static char *make_key(const char *const *srcs, const char *defs) {
+  size_t len = strlen(defs) + 8;
   for (const char *const *n = srcs; *n; n++) len += strlen(*n) + 1;
   char *k = malloc(len);
   if (!k) return NULL;
@@ -211,37 +231,29 @@ static char *make_key(const char *const *srcs, const char *defs, const char *ent
   for (const char *const *n = srcs; *n; n++) { strcat(k, *n); strcat(k, ","); }
   strcat(k, "|");
   strcat(k, defs);
-  strcat(k, "|");
-  strcat(k, entry);
   return k;
 }
 
-tally_status tally__cuda_kernel_get(tally__cuda_ctx *c, const char *const *srcs, const char *defs,
-                                    const char *entry, CUfunction *fn) {
-  char *key = make_key(srcs, defs, entry);
+/* The module of (srcs, defs): from the context, the disk cache, or NVRTC. */
+static tally_status module_get(tally__cuda_ctx *c, const char *const *srcs, const char *defs,
+                               tally__cuda_kernel **out) {
+  char *key = make_key(srcs, defs);
   if (!key) return tally__fail(&c->base, TALLY_ENOMEM, "kernel cache: out of memory");
   for (tally__cuda_kernel *k = c->kernels; k; k = k->next)
     if (strcmp(k->key, key) == 0) {
       free(key);
-      *fn = k->fn;
+      *out = k;
       return TALLY_OK;
     }
   char why[512];
   char *text = assemble(srcs, why, sizeof why);
   if (!text) {
     free(key);
-    return tally__fail(&c->base, TALLY_EIO, "kernel %s: %s", entry, why);
+    return tally__fail(&c->base, TALLY_EIO, "kernel source: %s", why);
   }
-  /* Disk cache name: everything that changes the machine code. */
-  uint64_t h = 0xcbf29ce484222325ULL;
-  h = fnv1a(h, text, strlen(text));
-  h = fnv1a(h, defs, strlen(defs));
-  h = fnv1a(h, c->arch, strlen(c->arch));
-  int vers[3] = {c->driver, c->nvrtc_major, c->nvrtc_minor};
-  h = fnv1a(h, vers, sizeof vers);
-  char dir[900], path[1024];
-  int disk = cache_dir(dir, sizeof dir);
-  if (disk) snprintf(path, sizeof path, "%s/%016llx.cubin", dir, (unsigned long long)h);
+  char path[1024];
+  int disk = cache_path(text, defs, c->arch, c->driver, c->nvrtc_major, c->nvrtc_minor, path,
+                        sizeof path);
   size_t size = 0;
   void *bin = disk ? read_file(path, &size) : NULL;
   CUmodule mod = NULL;
@@ -251,13 +263,13 @@ tally_status tally__cuda_kernel_get(tally__cuda_ctx *c, const char *const *srcs,
     mod = NULL;
   }
   if (!bin) {
-    char log[TALLY_ERRMSG_MAX - 128];
+    char log[TALLY_ERRMSG_MAX - 160];
     tally_status s = nvrtc_compile(c->nv, text, defs, c->arch, &bin, &size, log, sizeof log);
     if (s) {
       free(text);
       free(key);
-      return tally__fail(&c->base, s, "kernel %s (%s) failed to compile for %s: %s", entry, defs,
-                         c->arch, log);
+      return tally__fail(&c->base, s, "kernels of %s (%s) failed to compile for %s: %s", srcs[0],
+                         defs, c->arch, log);
     }
     CUresult r = c->cu->cuModuleLoadData(&mod, bin);
     if (r != 0) {
@@ -270,14 +282,7 @@ tally_status tally__cuda_kernel_get(tally__cuda_ctx *c, const char *const *srcs,
   }
   free(bin);
   free(text);
-  CUfunction f;
-  CUresult r = c->cu->cuModuleGetFunction(&f, mod, entry);
-  if (r != 0) {
-    c->cu->cuModuleUnload(mod);
-    free(key);
-    return tally__cuda_fail(c, r, "cuModuleGetFunction");
-  }
-  tally__cuda_kernel *k = malloc(sizeof *k);
+  tally__cuda_kernel *k = calloc(1, sizeof *k);
   if (!k) {
     c->cu->cuModuleUnload(mod);
     free(key);
@@ -285,9 +290,29 @@ tally_status tally__cuda_kernel_get(tally__cuda_ctx *c, const char *const *srcs,
   }
   k->key = key;
   k->module = mod;
-  k->fn = f;
   k->next = c->kernels;
   c->kernels = k;
+  *out = k;
+  return TALLY_OK;
+}
+
+tally_status tally__cuda_kernel_get(tally__cuda_ctx *c, const char *const *srcs, const char *defs,
+                                    const char *entry, CUfunction *fn) {
+  tally__cuda_kernel *k;
+  tally_status s = module_get(c, srcs, defs, &k);
+  if (s) return s;
+  for (int i = 0; i < k->nfn; i++)
+    if (strcmp(k->entry[i], entry) == 0) {
+      *fn = k->fn[i];
+      return TALLY_OK;
+    }
+  CUfunction f;
+  CUresult r = c->cu->cuModuleGetFunction(&f, k->module, entry);
+  if (r != 0) return tally__cuda_fail(c, r, "cuModuleGetFunction");
+  if (k->nfn < TALLY_CUDA_MAX_ENTRIES) {
+    k->entry[k->nfn] = entry;
+    k->fn[k->nfn++] = f;
+  }
   *fn = f;
   return TALLY_OK;
 }

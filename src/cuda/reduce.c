@@ -119,7 +119,6 @@ typedef struct {
   const tally__problem *p;
   tally__family fam;
   CUdeviceptr x, y, offsets;
-  const tally__cuda_variant *v;
 } job_t;
 
 static int64_t slice_len(const tally__problem *p, int64_t k) {
@@ -127,30 +126,36 @@ static int64_t slice_len(const tally__problem *p, int64_t k) {
 }
 
 /* -D definitions for the kernel: the family and flags of reduce_part.clh, the layout. */
-static void defs_for(const tally__problem *p, tally__family fam, int contig, char *defs, size_t len) {
+void tally__cuda_defs(const tally__problem *p, tally__family fam, int contig, char *defs, size_t len) {
   bool is_int = tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;
   int two_d = !p->offsets && p->rows > 1;
   snprintf(defs, len,
            "-DDT=%d -DFAM=%d -DIGN=%d -DFAST=%d -DEXACT=%d -DSQUARE=%d -DHAS_Y=%d -DCONTIG=%d "
            "-DTWO_D=%d -DORDERED=%d -DBLOCK=%d",
            (int)p->dtype, (int)fam, p->opt.nan == TALLY_NAN_IGNORE && !is_int,
-           p->opt.accuracy == TALLY_ACCURACY_FAST && !is_int,
-           is_int && (p->op == TALLY_MEAN || p->op == TALLY_NORM2),
-           p->op == TALLY_SUMSQ || p->op == TALLY_NORM2, tally__op_binary(p->op), contig, two_d,
-           fam == TALLY__FAM_AFFINE, BLOCK);
+           /* Flags that change nothing are 0, so that no kernel is compiled twice: FAST
+            * matters only for f64 sums and dots (narrower floats are summed in f64 either
+            * way), EXACT only for integer sums and dots, SQUARE only for dots. */
+           p->opt.accuracy == TALLY_ACCURACY_FAST && p->dtype == TALLY_F64 &&
+               (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT),
+           is_int && (p->op == TALLY_MEAN || p->op == TALLY_NORM2) &&
+               (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT),
+           (p->op == TALLY_SUMSQ || p->op == TALLY_NORM2) && fam == TALLY__FAM_DOT,
+           tally__op_binary(p->op), contig, two_d, fam == TALLY__FAM_AFFINE, BLOCK);
 }
 
 tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, tally__family fam,
                                  int contig, CUfunction *fn) {
   static const char *const srcs[] = {"reduce_part.clh", "reduce_best.clh", NULL};
   char defs[256];
-  defs_for(p, fam, contig, defs, sizeof defs);
+  tally__cuda_defs(p, fam, contig, defs, sizeof defs);
   return tally__cuda_kernel_get(c, srcs, defs, "reduce_best", fn);
 }
 
 int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, void *user),
                           void *user) {
   static const char *const srcs[] = {"reduce_part.clh", "reduce_best.clh", NULL};
+  static const char *const ladder_srcs[] = {"reduce_part.clh", "reduce_best.clh", "ladder.clh", NULL};
   int count = 0;
   for (int op = 0; op < TALLY_OP_COUNT_; op++)
     for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++) {
@@ -169,11 +174,15 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
             tally__family fam = tally__family_of(p.op, p.dtype);
             int contig = layout == 0 && fam != TALLY__FAM_AFFINE;
             char defs[256];
-            defs_for(&p, fam, contig, defs, sizeof defs);
+            tally__cuda_defs(&p, fam, contig, defs, sizeof defs);
             fn(srcs, defs, user);
             count++;
+            if (!contig) { /* the ladder's kernels: scalar loads only */
+              fn(ladder_srcs, defs, user);
+              count++;
+            }
             if (op == TALLY_NORM2 && dt == TALLY_F64) { /* its rescue pass */
-              defs_for(&p, TALLY__FAM_MINMAX, contig, defs, sizeof defs);
+              tally__cuda_defs(&p, TALLY__FAM_MINMAX, contig, defs, sizeof defs);
               fn(srcs, defs, user);
               count++;
             }
@@ -294,6 +303,16 @@ static double norm2_rescale(void *arg, double ss) {
 
 /* ------------------------------------------------------------ the driver */
 
+/* The best variant (reduce_best.clh) on slices [k0, k1). */
+static tally_status run_best(job_t *j, int64_t k0, int64_t k1, tally__part *parts) {
+  tally__gpu_part *g = malloc((size_t)(k1 - k0) * sizeof *g);
+  if (!g) return tally__fail(&j->c->base, TALLY_ENOMEM, "cuda: no host memory for parts");
+  tally_status s = launch_slices(j, j->fam, k0, k1, 1.0, g);
+  for (int64_t k = k0; k < k1 && !s; k++) tally__gpu_part_to_part(&g[k - k0], &parts[k - k0]);
+  free(g);
+  return s;
+}
+
 #define SLICES_PER_ROUND 65536 /* parts held on the host between launches and finalizing */
 
 tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, const void *in,
@@ -301,16 +320,16 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   (void)ws;
   tally__cuda_ctx *c = (tally__cuda_ctx *)ctx;
   if (p->nslices == 0) return TALLY_OK;
-  const tally__cuda_variant *v;
+  tally__cuda_variant v = {NULL, NULL};
   tally_status s = tally__cuda_variant_find(ctx, p->opt.variant, &v);
   if (s) return s;
   if ((s = tally__cuda_enter(c))) return s;
-  job_t j = {c, p, tally__family_of(p->op, p->dtype), 0, 0, 0, v};
-  tally__gpu_part *parts = NULL;
+  job_t j = {c, p, tally__family_of(p->op, p->dtype), 0, 0, 0};
+  tally__part *parts = NULL;
   void *out_host = out;
   size_t out_bytes = 0;
   int64_t out_lo = 0;
-  if (v->run == tally__cuda_run_best && tally__cuda_can_stream(p)) {
+  if (!v.ladder && tally__cuda_can_stream(p)) {
     tally__part acc;
     if (!(s = tally__cuda_stream(c, p, in, in2, &acc)))
       s = tally__finalize(ctx, p, 0, p->n, &acc, out, 0, s1, NULL, NULL);
@@ -344,12 +363,13 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   if (!parts) { s = tally__fail(ctx, TALLY_ENOMEM, "cuda: no host memory for %" PRId64 " parts", round); goto done; }
   for (int64_t k0 = 0; k0 < p->nslices && !s; k0 += round) {
     int64_t k1 = k0 + round < p->nslices ? k0 + round : p->nslices;
-    if ((s = v->run(&j, k0, k1, parts))) break;
+    s = v.ladder ? tally__ladder_run(c, p, v.ladder, j.x, j.y, k0, k1, parts)
+                 : run_best(&j, k0, k1, parts);
+    if (s) break;
     for (int64_t k = k0; k < k1 && !s; k++) {
-      tally__part part;
-      tally__gpu_part_to_part(&parts[k - k0], &part);
       norm2_env env = {&j, k, TALLY_OK};
-      s = tally__finalize(ctx, p, k, slice_len(p, k), &part, out_host, k * s0, s1, norm2_rescale, &env);
+      s = tally__finalize(ctx, p, k, slice_len(p, k), &parts[k - k0], out_host, k * s0, s1,
+                          norm2_rescale, &env);
       if (!s && env.st) s = env.st;
     }
     if (p->opt.progress) p->opt.progress(k1, p->nslices, p->opt.progress_user);
@@ -371,8 +391,3 @@ done:
   return s;
 }
 
-/* The best variant: reduce_best.clh. */
-tally_status tally__cuda_run_best(void *job, int64_t k0, int64_t k1, tally__gpu_part *parts) {
-  job_t *j = job;
-  return launch_slices(j, j->fam, k0, k1, 1.0, parts);
-}

@@ -53,3 +53,8 @@ INLINE vec16 load_vec16(const GLOBAL void *p) {
 #define HAVE_SHUFFLE 1
 #define WARP 32
 #define SHFL_DOWN_U32(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
+#define SYNCWARP() __syncwarp()
+/* Whether any thread of the block passes a nonzero value (and a block barrier). */
+#define BARRIER_OR(v) __syncthreads_or(v)
+#define ATOMIC_ADD_F64(p, v) atomicAdd((double *)(p), (v))
+#define ATOMIC_ADD_U64(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))

@@ -18,7 +18,28 @@ int tc_op_defined(tally_op op, tally_dtype dt) {
   return ok;
 }
 
+/* GPU ladder variants that compute less than every op (docs/LADDER.md says why): the
+ * ones that reorder operands take no non-commutative op, the atomic ones only sums the
+ * hardware adds atomically. */
+static const char *const commutative_only[] = {"simple_1", "simple_2", "tiled_3", "tiled_4",
+                                               "cascade", "single_block", "two_launch",
+                                               "last_block", "warp_volatile"};
+static const char *const atomic_sums[] = {"atomic", "block_atomic"};
+
+static int named(const char *name, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(name, list[i]) == 0) return 1;
+  return 0;
+}
+
 int tc_variant_supports(const tc_run *R, tally_op op, tally_dtype dt) {
+  if (R->variant == TC_OTHER && R->variant_name) {
+    if (named(R->variant_name, commutative_only, sizeof commutative_only / sizeof *commutative_only))
+      return op != TALLY_AFFINE;
+    if (named(R->variant_name, atomic_sums, sizeof atomic_sums / sizeof *atomic_sums))
+      return op == TALLY_SUM && dt != TALLY_F64;
+    return 1;
+  }
   if (R->variant != TC_NAIVE) return 1;
   if (dt == TALLY_BOOL) return 0;
   switch (op) {

@@ -1,7 +1,11 @@
 /* Compiles every GPU kernel specialisation the CUDA backend can ask for through NVRTC,
  * for the lent GPUs' architecture (sm_90, Hopper) — no GPU needed, so CI catches a kernel
  * that does not compile before any GPU machine sees it. Exit 77 when NVRTC is absent.
- * Internal API: links the static library. */
+ * Internal API: links the static library.
+ *
+ *   test_nvrtc_all [ARCH] [--warm]   --warm (on a GPU machine): also fill the disk
+ *   kernel cache ($TALLY_CACHE_DIR) for this machine's driver, with every core, so that
+ *   the test suites that follow compile nothing. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -18,6 +22,7 @@ typedef struct {
   int n;
   _Atomic int next, failures;
   const char *arch;
+  int driver; /* > 0: also write the disk cache for contexts on this driver */
 } work;
 
 static void collect(const char *const *srcs, const char *defs, void *user) {
@@ -33,7 +38,7 @@ static void *worker(void *arg) {
   work *w = arg;
   for (int i; (i = atomic_fetch_add(&w->next, 1)) < w->n;) {
     char *log = malloc(1 << 16);
-    tally_status s = tally__cuda_compile_only(w->srcs[i], w->defs[i], w->arch, log, 1 << 16);
+    tally_status s = tally__cuda_compile_only(w->srcs[i], w->defs[i], w->arch, w->driver, log, 1 << 16);
     if (s != TALLY_OK) {
       int f = atomic_fetch_add(&w->failures, 1);
       if (f < 5) printf("FAIL %s [%s]: %s\n", w->srcs[i][1], w->defs[i], log);
@@ -56,7 +61,16 @@ int main(int argc, char **argv) {
     printf("SKIP: %s\n", why);
     return 77;
   }
-  W.arch = argc > 1 ? argv[1] : "sm_90";
+  W.arch = "sm_90";
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--warm") == 0) {
+      const tally__cu_api *cu = tally__cu_load(why, sizeof why);
+      if (!cu) { printf("FAIL: --warm needs the CUDA driver: %s\n", why); return 1; }
+      cu->cuDriverGetVersion(&W.driver);
+    } else {
+      W.arch = argv[i];
+    }
+  }
   int calls = tally__cuda_each_spec(collect, &W);
   int nthreads = 2;
   const char *env = getenv("TALLY_TEST_THREADS");

@@ -77,8 +77,15 @@ int main(void) {
   bad("auto:1", TALLY_EINVAL);
   bad("cpux", TALLY_EINVAL);
   if (!backend_usable("cuda")) {
-    bad("cuda", TALLY_EUNSUPPORTED);
-    bad("cuda:0", TALLY_EUNSUPPORTED);
+    /* Built in, but no driver (EDRIVER, the message names libcuda.so.1) or no device. */
+    tally_context *c = NULL;
+    tally_status s = tally_open("cuda", &c);
+    CHECK(s == TALLY_EDRIVER || s == TALLY_ENODEV, "tally_open(cuda): %s, expected TALLY_EDRIVER "
+          "or TALLY_ENODEV", tally_status_name(s));
+    CHECK(s != TALLY_EDRIVER || tu_contains(tally_errmsg(NULL), "libcuda.so.1"),
+          "message does not name libcuda.so.1: %s", tally_errmsg(NULL));
+    bad("cuda:0", s);
+    bad("cuda:x", TALLY_EINVAL);
   }
   if (!backend_usable("opencl")) bad("opencl", TALLY_EUNSUPPORTED);
 
