@@ -18,8 +18,13 @@ static pthread_once_t cu_once = PTHREAD_ONCE_INIT, nvrtc_once = PTHREAD_ONCE_INI
 static void load_cu(void) {
   cu.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!cu.lib) {
-    snprintf(cu_why, sizeof cu_why, "the CUDA driver library libcuda.so.1 could not be loaded "
-             "(no NVIDIA driver on this machine?): %s", dlerror());
+    const char *err = dlerror();
+    if (err && strstr(err, "cannot open shared object file"))
+      snprintf(cu_why, sizeof cu_why, "libcuda.so.1 (the NVIDIA driver) is not installed on "
+               "this machine");
+    else
+      snprintf(cu_why, sizeof cu_why, "libcuda.so.1 (the NVIDIA driver) could not be loaded: %s",
+               err ? err : "unknown error");
     return;
   }
 #define TALLY_X_SYM(ret, name, sym, params)                                             \
