@@ -1,0 +1,359 @@
+#!/usr/bin/env bash
+# scripts/gpu-check.sh [--quick] [--budget SECONDS]
+#
+# The whole GPU check, run once on the GPU machine (NVIDIA H100/H200, cmake, nvcc,
+# compute-sanitizer; no internet) from the root of a copy of this repository.
+#
+# Phase 1, one step at a time (these need the GPU, or its memory, to themselves):
+#   info, configure + build (Release, every core), tally info, the GPU tests
+#   (ctest -L gpu -LE large: gpu.enomem measures free device memory), the benchmark
+#   (timings), the large inputs (ctest -L large; tally_large cuda).
+# Phase 2, side by side: the conformance suite on `cuda`, and compute-sanitizer memcheck
+#   and racecheck (--error-exitcode 1) on the device-array test (--quick).
+# Phase 3, side by side: memcheck and racecheck on the conformance suite (--quick), with
+#   the kernel cache that phase 2 filled.
+#
+# Measured on an H100 (2026-11-23, CUDA 13.0, driver 580): build 75 s, GPU tests 30 s,
+# bench 27 s, large 30 s, sanitizers on the device-array test 15 s and 37 s. The suite
+# on `cuda` needs more than 220 s with a cold kernel cache: its sizes group takes 100 s
+# alone, side by side and under either sanitizer alike (compiling, it seems), while
+# memcheck ran the whole suite --quick in 50 s with a warm cache. So with the default
+# budget phase 3 may find little time left: it is cut short and says so.
+#
+# Every step is timed and has its own time limit; a failing step is recorded and the next
+# one runs. All steps share one time budget (default 480 s): no step runs past it, and a
+# step that finds it spent is recorded as skipped. The summary table (step, status,
+# seconds) is printed last and saved. Without a GPU the GPU steps skip cleanly.
+#
+#   --quick          no large inputs, no sanitizers; the conformance suite with --quick
+#   --budget S       the whole run's time budget in seconds (default 480)
+#
+# Output under $OUT (default ./gpu-out): summary.txt, build.log, tests.log,
+# sanitizer.log, bench.jsonl (tally bench --json), bench.log.
+# Environment: BUILD (default build-gpu), JOBS (default nproc), BENCH_ARGS (the bench
+# flags), the T_* step limits below, TALLY_CACHE_DIR (default a fresh $BUILD/kernel-cache).
+set -u
+export PYTHONUNBUFFERED=1
+export LC_ALL=C
+
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$PWD
+OUT=${OUT:-$ROOT/gpu-out}
+BUILD=${BUILD:-build-gpu}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+QUICK=0
+BUDGET=480
+RESERVE=8 # seconds kept for the summary
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) QUICK=1 ;;
+    --budget) BUDGET=${2:?--budget needs seconds}; shift ;;
+    --budget=*) BUDGET=${1#--budget=} ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    *) echo "gpu-check.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# Per-step limits in seconds (each is also cut to what is left of the budget).
+T_INFO=${T_INFO:-30}
+T_CONFIGURE=${T_CONFIGURE:-90}
+T_BUILD=${T_BUILD:-240}
+T_TALLY_INFO=${T_TALLY_INFO:-30}
+T_GPU_TESTS=${T_GPU_TESTS:-150}
+T_BENCH=${T_BENCH:-120}
+T_LARGE=${T_LARGE:-120}
+T_LARGE_BYTES=${T_LARGE_BYTES:-90}
+T_CONFORMANCE=${T_CONFORMANCE:-400}
+T_SAN_SHORT=${T_SAN_SHORT:-150}
+T_SAN_CONF=${T_SAN_CONF:-400}
+
+# ---------------------------------------------------------------- the benchmark
+# EDIT HERE: the flags of `tally bench` for the GPU run (the bench helper settles them:
+# CUB peer, variants, more ops and dtypes). Its stdout (one JSON object per line) goes
+# to bench.jsonl, everything it prints to bench.log.
+BENCH_ARGS=${BENCH_ARGS:-"--device cuda --ops sum --dtypes f32 --sizes 2^10..2^30"}
+run_bench() {
+  # shellcheck disable=SC2086  # BENCH_ARGS is a list of flags
+  "$TALLY" bench $BENCH_ARGS --json
+}
+
+# ---------------------------------------------------------------- set-up
+mkdir -p "$OUT" || exit 2
+OUT=$(cd "$OUT" && pwd)
+for f in summary.txt build.log tests.log sanitizer.log bench.jsonl bench.log; do : >"$OUT/$f"; done
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")
+START=$(date +%s)
+TALLY=$ROOT/$BUILD/tools/tally/tally
+CONF=$ROOT/$BUILD/tests/conformance/tally_conformance
+LARGE_BYTES=$ROOT/$BUILD/tests/conformance/tally_large
+DEVARR=$ROOT/$BUILD/tests/gpu/test_gpu_device_arrays
+export TALLY TALLY_CACHE_DIR=${TALLY_CACHE_DIR:-$ROOT/$BUILD/kernel-cache}
+export -f run_bench
+export BENCH_ARGS
+
+SANITIZER=$(command -v compute-sanitizer 2>/dev/null ||
+  for p in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+    if [ -x "$p" ]; then echo "$p"; break; fi
+  done)
+HAVE_GPU=0
+GPU_LIST=$(nvidia-smi -L 2>/dev/null) && echo "$GPU_LIST" | grep -q '^GPU' && HAVE_GPU=1
+DRIVER=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ "$COMMIT" != unknown ] && [ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null | head -1)" ] &&
+  COMMIT="$COMMIT + uncommitted changes"
+# A fresh kernel cache for this run, shared by its steps.
+case $TALLY_CACHE_DIR in off) ;; *) rm -rf "$TALLY_CACHE_DIR"; mkdir -p "$TALLY_CACHE_DIR" ;; esac
+
+say() { printf '%s\n' "$*" | tee -a "$OUT/summary.txt"; }
+say "gpu-check.sh  $(date -u '+%Y-%m-%d %H:%M:%S UTC')  host $(hostname)  git $COMMIT"
+say "GPUs:         ${GPU_LIST:-none (nvidia-smi -L failed or listed none)}"
+say "driver:       ${DRIVER:-none}"
+say "options:      quick=$QUICK budget=${BUDGET}s jobs=$JOBS build=$BUILD out=$OUT"
+say "sanitizer:    ${SANITIZER:-not found}"
+say ""
+FMT='%-24s %-44s %7s\n'
+# shellcheck disable=SC2059  # FMT is ours
+printf "$FMT" step status seconds | tee -a "$OUT/summary.txt"
+
+ROWS=0
+FAILED=0
+row() { # name status seconds
+  # shellcheck disable=SC2059
+  printf "$FMT" "$1" "$2" "$3" | tee -a "$OUT/summary.txt"
+  ROWS=$((ROWS + 1))
+  case $2 in FAIL*|TIMEOUT*) FAILED=$((FAILED + 1)) ;; esac
+}
+skip_step() { row "$1" "skip: $2" 0; } # NAME WHY
+BUILD_OK=1 # a failed build leaves old binaries behind: they must not be tested
+need() { # FILE NAME
+  if [ "$BUILD_OK" != 1 ]; then skip_step "$2" "no fresh build"; return 1; fi
+  [ -x "$1" ] || { skip_step "$2" "not built"; return 1; }
+}
+
+# The limit a step may have now (0: the budget is spent).
+limit_now() {
+  local left=$((BUDGET - RESERVE - ($(date +%s) - START)))
+  if [ "$left" -lt 10 ]; then echo 0; elif [ "$1" -gt "$left" ]; then echo "$left"; else echo "$1"; fi
+}
+
+# status RC LIMIT OUTFILE [CUT]: ok / skip / FAIL / TIMEOUT, from the exit status and
+# output; CUT=1: the limit was cut to the end of the budget.
+status_of() {
+  local rc=$1 limit=$2 out=$3 cut=${4:-0} nskip ntests why
+  nskip=$(grep -c '\*\*\*Skipped' "$out")
+  ntests=$(sed -n 's/.*tests passed, [0-9]* tests failed out of \([0-9]*\).*/\1/p' "$out" | tail -1)
+  case $rc in
+    0) # ctest exits 0 when tests were skipped: say so.
+       if [ "$nskip" -gt 0 ] && [ "$nskip" = "${ntests:-x}" ]; then echo "skip: all $nskip tests skipped"
+       elif [ "$nskip" -gt 0 ]; then echo "ok ($nskip skipped)"
+       else echo ok; fi ;;
+    77) why=$(grep -m1 'SKIP' "$out" | grep -o 'TALLY_E[A-Z]*' | head -1)
+        [ -n "$why" ] || why=$(grep -m1 -o 'SKIP.*' "$out" | sed 's/^SKIP:* *//' | cut -c1-38)
+        echo "skip${why:+: $why}" ;;
+    124|137) if [ "$cut" = 1 ]; then echo "TIMEOUT (${limit}s: the budget's end)"
+             else echo "TIMEOUT (${limit}s)"; fi ;;
+    *) echo "FAIL (exit $rc)" ;;
+  esac
+}
+
+# launch NAME LIMIT COMMAND: run COMMAND (a bash command line) in the background under
+# `timeout` (which kills the command's whole process group at the limit); its output goes
+# to $WORK/NAME.out, then NAME.secs and NAME.rc (last: the step is done). LAST_PID: the
+# background job.
+launch() {
+  local name=$1 limit=$2 cmd=$3
+  : >"$WORK/$name.out"
+  (
+    t0=$(date +%s.%N)
+    timeout -k 10 "$limit" bash -o pipefail -c "$cmd" </dev/null >>"$WORK/$name.out" 2>&1 &
+    echo $! >"$WORK/$name.pid"
+    wait $!
+    rc=$?
+    { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }' >"$WORK/$name.secs"
+      echo "$rc" >"$WORK/$name.rc"; } 2>/dev/null # (gone when the run was interrupted)
+  ) &
+  LAST_PID=$!
+}
+
+# collect NAME LOG LIMIT [SHOW]: append the step's output to $OUT/LOG (and show it when
+# SHOW is 1), then its row.
+declare -A CUT
+collect() {
+  local name=$1 log=$2 limit=$3 show=${4:-0} rc secs status
+  rm -f "$WORK/$name.pid"
+  rc=$(cat "$WORK/$name.rc" 2>/dev/null || echo 1)
+  secs=$(cat "$WORK/$name.secs" 2>/dev/null || echo 0)
+  status=$(status_of "$rc" "$limit" "$WORK/$name.out" "${CUT[$name]:-0}")
+  if [ "$show" = 1 ]; then tee -a "$OUT/$log" <"$WORK/$name.out"; else cat "$WORK/$name.out" >>"$OUT/$log"; fi
+  echo "-------- $name: $status, ${secs}s" | tee -a "$OUT/$log"
+  row "$name" "$status" "$secs"
+  LAST_STATUS=$status
+}
+
+header() { # NAME LOG LIMIT COMMAND WHEN
+  printf '\n======== %s  (%s, limit %ss)\n$ %s\n' "$1" "$5" "$3" "$4" | tee -a "$OUT/$2"
+}
+
+# step NAME LOG LIMIT COMMAND: one step in the foreground, its output shown as it comes.
+step() {
+  local name=$1 log=$2 limit cmd=$4 sub
+  limit=$(limit_now "$3")
+  if [ "$limit" = 0 ]; then skip_step "$name" "budget spent"; return 0; fi
+  [ "$limit" -lt "$3" ] && CUT[$name]=1
+  header "$name" "$log" "$limit" "$cmd" "$(date -u +%H:%M:%S)"
+  launch "$name" "$limit" "$cmd"
+  sub=$LAST_PID
+  tail -s 0.2 -n +1 -f --pid="$sub" "$WORK/$name.out" &
+  wait $! # tail ends with the step
+  wait "$sub"
+  collect "$name" "$log" "$limit" 0
+}
+
+# pstep NAME LOG LIMIT COMMAND: a step started in the background; pwait collects them all.
+PNAMES=()
+declare -A PLOG PLIMIT PCMD PWHEN
+pstep() {
+  local name=$1 limit
+  limit=$(limit_now "$3")
+  if [ "$limit" = 0 ]; then skip_step "$name" "budget spent"; return 0; fi
+  [ "$limit" -lt "$3" ] && CUT[$name]=1
+  echo "started $name in the background (limit ${limit}s)"
+  PNAMES+=("$name")
+  PLOG[$name]=$2
+  PLIMIT[$name]=$limit
+  PCMD[$name]=$4
+  PWHEN[$name]="started $(date -u +%H:%M:%S), side by side"
+  launch "$name" "$limit" "$4"
+}
+pwait() {
+  wait
+  local name
+  for name in ${PNAMES[@]+"${PNAMES[@]}"}; do
+    header "$name" "${PLOG[$name]}" "${PLIMIT[$name]}" "${PCMD[$name]}" "${PWHEN[$name]}"
+    collect "$name" "${PLOG[$name]}" "${PLIMIT[$name]}" 1
+  done
+  PNAMES=()
+}
+
+# Interrupted: stop the steps still running (each `timeout` takes its group with it).
+on_signal() {
+  echo "gpu-check.sh: interrupted"
+  local f
+  for f in "$WORK"/*.pid; do
+    [ -e "$f" ] || continue
+    kill -TERM "$(cat "$f")" 2>/dev/null
+    row "$(basename "$f" .pid)" "FAIL: interrupted" "$(($(date +%s) - START))"
+  done
+  exit 130
+}
+
+finish() {
+  trap - EXIT INT TERM
+  {
+    # shellcheck disable=SC2059
+    printf "$FMT" total "$FAILED failed of $ROWS steps" "$(($(date +%s) - START))"
+    echo
+    echo "logs: $OUT/{summary.txt,build.log,tests.log,sanitizer.log,bench.jsonl,bench.log}"
+  } >>"$OUT/summary.txt"
+  rm -rf "$WORK"
+  echo
+  echo "================================ summary"
+  cat "$OUT/summary.txt"
+}
+trap finish EXIT
+trap on_signal INT TERM
+
+# ---------------------------------------------------------------- phase 1
+show_info() {
+  nvidia-smi -L
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  nvidia-smi | head -15
+  if command -v nvcc >/dev/null; then nvcc --version | tail -2; else echo "nvcc: not found"; fi
+  if [ -n "$SANITIZER" ]; then "$SANITIZER" --version | head -2; fi
+  cmake --version | head -1
+  cc --version | head -1
+  echo "cores: $(nproc)"
+  free -g | head -2
+  df -h . | tail -1
+  [ "$HAVE_GPU" = 1 ] || { echo "SKIP: no GPU (nvidia-smi lists none)"; exit 77; }
+}
+export -f show_info
+export SANITIZER HAVE_GPU
+step info build.log "$T_INFO" show_info
+
+step configure build.log "$T_CONFIGURE" "cmake -S . -B '$BUILD' -DCMAKE_BUILD_TYPE=Release"
+LAST_STATUS=none
+if [ -f "$BUILD/CMakeCache.txt" ]; then
+  step build build.log "$T_BUILD" "cmake --build '$BUILD' -j $JOBS"
+else
+  skip_step build "not configured"
+fi
+case $LAST_STATUS in ok*) ;; *) BUILD_OK=0 ;; esac
+
+# shellcheck disable=SC2016  # $TALLY expands in the step's shell (exported)
+need "$TALLY" tally-info && step tally-info tests.log "$T_TALLY_INFO" '"$TALLY" info'
+
+# The GPU tests run on any machine: without a GPU they exit 77 (skipped).
+if [ "$BUILD_OK" != 1 ]; then
+  skip_step gpu-tests "no fresh build"
+elif [ -f "$BUILD/CTestTestfile.cmake" ]; then
+  step gpu-tests tests.log "$T_GPU_TESTS" "cd '$BUILD' && ctest -L gpu -LE large -V --timeout $T_GPU_TESTS"
+else
+  skip_step gpu-tests "not configured"
+fi
+
+if [ "$HAVE_GPU" != 1 ]; then
+  skip_step bench "no GPU"
+elif need "$TALLY" bench; then
+  step bench bench.log "$T_BENCH" "run_bench | tee -a '$OUT/bench.jsonl'"
+fi
+
+if [ "$QUICK" = 1 ]; then
+  skip_step large "--quick"
+  skip_step large-cuda-bytes "--quick"
+elif [ "$HAVE_GPU" != 1 ]; then
+  skip_step large "no GPU"
+  skip_step large-cuda-bytes "no GPU"
+else
+  need "$LARGE_BYTES" large &&
+    step large tests.log "$T_LARGE" "cd '$BUILD' && ctest -L large -V --timeout $T_LARGE"
+  need "$LARGE_BYTES" large-cuda-bytes &&
+    step large-cuda-bytes tests.log "$T_LARGE_BYTES" "'$LARGE_BYTES' cuda"
+fi
+
+# ---------------------------------------------------------------- phases 2 and 3
+# Phase 2: the conformance suite, with the two short sanitizer runs beside it. Phase 3:
+# the sanitizers on the suite, once phase 2 has filled the kernel cache (cold, each
+# process would compile every kernel itself: most of the suite's first 100 s).
+CONF_ARGS=cuda
+[ "$QUICK" = 1 ] && CONF_ARGS="cuda --quick"
+# The suite runs on any machine (without a GPU it exits 77).
+need "$CONF" conformance-cuda && pstep conformance-cuda tests.log "$T_CONFORMANCE" "'$CONF' $CONF_ARGS"
+
+SAN_STEPS="memcheck-device-arrays racecheck-device-arrays memcheck-conformance racecheck-conformance"
+SAN_WHY=
+if [ "$QUICK" = 1 ]; then SAN_WHY="--quick"
+elif [ "$HAVE_GPU" != 1 ]; then SAN_WHY="no GPU"
+elif [ -z "$SANITIZER" ]; then SAN_WHY="no compute-sanitizer"
+fi
+if [ -n "$SAN_WHY" ]; then
+  for s in $SAN_STEPS; do skip_step "$s" "$SAN_WHY"; done
+  pwait
+else
+  MEMCHECK="'$SANITIZER' --tool memcheck --leak-check full --error-exitcode 1"
+  RACECHECK="'$SANITIZER' --tool racecheck --error-exitcode 1"
+  need "$DEVARR" memcheck-device-arrays &&
+    pstep memcheck-device-arrays sanitizer.log "$T_SAN_SHORT" "$MEMCHECK '$DEVARR' --quick"
+  need "$DEVARR" racecheck-device-arrays &&
+    pstep racecheck-device-arrays sanitizer.log "$T_SAN_SHORT" "$RACECHECK '$DEVARR' --quick"
+  pwait
+  need "$CONF" memcheck-conformance &&
+    pstep memcheck-conformance sanitizer.log "$T_SAN_CONF" "$MEMCHECK '$CONF' cuda --quick"
+  need "$CONF" racecheck-conformance &&
+    pstep racecheck-conformance sanitizer.log "$T_SAN_CONF" "$RACECHECK '$CONF' cuda --quick"
+  pwait
+fi
+
+[ "$FAILED" -eq 0 ]
