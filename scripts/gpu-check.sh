@@ -295,6 +295,16 @@ case $LAST_STATUS in ok*) ;; *) BUILD_OK=0 ;; esac
 # shellcheck disable=SC2016  # $TALLY expands in the step's shell (exported)
 need "$TALLY" tally-info && step tally-info tests.log "$T_TALLY_INFO" '"$TALLY" info'
 
+# Compile every kernel once, on every core, into the disk cache the later steps share
+# (cold, each test process would compile the kernels it needs one at a time).
+NVRTC_ALL=$ROOT/$BUILD/tests/kernels/test_nvrtc_all
+ARCH=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '. ')
+if [ "$HAVE_GPU" != 1 ]; then
+  skip_step warm-kernel-cache "no GPU"
+elif need "$NVRTC_ALL" warm-kernel-cache; then
+  step warm-kernel-cache tests.log "${T_WARM:-120}" "TALLY_TEST_THREADS=$JOBS '$NVRTC_ALL' '$ARCH' --warm"
+fi
+
 # The GPU tests run on any machine: without a GPU they exit 77 (skipped).
 if [ "$BUILD_OK" != 1 ]; then
   skip_step gpu-tests "no fresh build"
@@ -331,6 +341,10 @@ CONF_ARGS=cuda
 [ "$QUICK" = 1 ] && CONF_ARGS="cuda --quick"
 # The suite runs on any machine (without a GPU it exits 77).
 need "$CONF" conformance-cuda && pstep conformance-cuda tests.log "$T_CONFORMANCE" "'$CONF' $CONF_ARGS"
+# The ladder variants, quick, four at a time beside it.
+if [ -f "$BUILD/CTestTestfile.cmake" ]; then
+  pstep conformance-ladder tests.log "$T_CONFORMANCE" "cd '$BUILD' && ctest -L ladder -j 4 --timeout $T_CONFORMANCE"
+fi
 
 SAN_STEPS="memcheck-device-arrays racecheck-device-arrays memcheck-conformance racecheck-conformance"
 SAN_WHY=

@@ -90,7 +90,7 @@ static tally_status cuda_open(const char *args, tally_context **out) {
     free(c);
     return tally__fail(NULL, s, "%s", msg);
   }
-  r = cu->cuStreamCreate(&c->stream, CU_STREAM_NON_BLOCKING_);
+  r = cu->cuStreamCreate(&c->stream, 0); /* blocking: ordered after the caller's legacy default-stream work */
   tally__cuda_leave(c);
   if (r) {
     const char *name = NULL;
