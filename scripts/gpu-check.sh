@@ -62,7 +62,7 @@ T_CONFIGURE=${T_CONFIGURE:-90}
 T_BUILD=${T_BUILD:-240}
 T_TALLY_INFO=${T_TALLY_INFO:-30}
 T_GPU_TESTS=${T_GPU_TESTS:-150}
-T_BENCH=${T_BENCH:-120}
+T_BENCH=${T_BENCH:-200}
 T_LARGE=${T_LARGE:-120}
 T_LARGE_BYTES=${T_LARGE_BYTES:-90}
 T_CONFORMANCE=${T_CONFORMANCE:-400}
@@ -73,10 +73,14 @@ T_SAN_CONF=${T_SAN_CONF:-400}
 # EDIT HERE: the flags of `tally bench` for the GPU run (the bench helper settles them:
 # CUB peer, variants, more ops and dtypes). Its stdout (one JSON object per line) goes
 # to bench.jsonl, everything it prints to bench.log.
-BENCH_ARGS=${BENCH_ARGS:-"--device cuda --ops sum --dtypes f32 --sizes 2^10..2^30"}
+BENCH_ARGS=${BENCH_ARGS:-"--device cuda"}
 run_bench() {
+  # Issue 3's figures, each line one tally bench (CUB and the probe in the same run).
   # shellcheck disable=SC2086  # BENCH_ARGS is a list of flags
-  "$TALLY" bench $BENCH_ARGS --json
+  "$TALLY" bench $BENCH_ARGS --ops sum --dtypes f32 --sizes 2^10..2^30 --json &&
+    "$TALLY" bench $BENCH_ARGS --ops sum,max,argmax,dot --dtypes f32,f64,i32 --sizes 2^28 --json &&
+    "$TALLY" bench $BENCH_ARGS --host --ops sum --dtypes f32 --sizes 2^24..2^30:2 --json &&
+    "$TALLY" bench $BENCH_ARGS --variants ladder --ops sum --dtypes f32 --sizes 2^24 --repeat 10 --json
 }
 
 # ---------------------------------------------------------------- set-up
