@@ -1,0 +1,60 @@
+/* The kernel dialect on OpenCL C (1.2 and later). Kernel sources (*.clh) use only these
+ * names, so the same text compiles as CUDA C through dialect_cuda.h. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+
+typedef char i8;
+typedef short i16;
+typedef int i32;
+typedef long i64;
+typedef uchar u8;
+typedef ushort u16;
+typedef uint u32;
+typedef ulong u64;
+
+#define KERNEL __kernel
+#define GLOBAL __global
+#define LOCAL __local /* a work-group-shared variable (declared at kernel scope) */
+#define LOCAL_PTR __local
+#define INLINE static inline
+#define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#define LOCAL_ID ((int)get_local_id(0))
+#define GROUP_ID ((i64)get_group_id(0))
+#define GROUP_ID_Y ((i64)get_group_id(1))
+#define NUM_GROUPS ((i64)get_num_groups(0))
+#define LOCAL_SIZE ((int)get_local_size(0))
+
+#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 200
+#define FENCE_GLOBAL() atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_seq_cst, memory_scope_device)
+#else
+#define FENCE_GLOBAL() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+#define ATOMIC_ADD_U32(p, v) atomic_add((volatile __global uint *)(p), (uint)(v))
+#define LOAD_CG_U64(p) (*(volatile const __global ulong *)(p))
+
+#define AS_F32(u) as_float((uint)(u))
+#define BITS_F32(f) as_uint(f)
+#define AS_F64(u) as_double((ulong)(u))
+#define BITS_F64(d) as_ulong(d)
+#define FMA(a, b, c) fma((a), (b), (c))
+#define SQRT(x) sqrt(x)
+
+/* IEEE half to float by bits (cl_khr_fp16 is not needed to read halves). */
+INLINE float f16_bits_to_f32(u32 h) {
+  u32 s = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1fu) return as_float(s | 0x7f800000u | (m << 13)); /* Inf, NaN */
+  if (e == 0u) return as_float(s) + (s ? -1.0f : 1.0f) * (float)m * 5.9604644775390625e-8f;
+  return as_float(s | ((e + 112u) << 23) | (m << 13));
+}
+
+typedef struct { u32 w[4]; } vec16;
+INLINE vec16 load_vec16(const GLOBAL void *p) {
+  uint4 v = vload4(0, (const __global uint *)p);
+  vec16 r;
+  r.w[0] = v.x; r.w[1] = v.y; r.w[2] = v.z; r.w[3] = v.w;
+  return r;
+}
+
+/* No portable shuffles: work-group trees go through local memory. */
+#define HAVE_SHUFFLE 0
+#define WARP 32
