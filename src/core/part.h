@@ -141,11 +141,19 @@ static inline void tally__part_merge(tally__part *acc, const tally__part *r, tal
     if (r->k1 > acc->k1) acc->k1 = r->k1;
     acc->nan |= r->nan;
     break;
+  /* Equal keys: the lower index, so that parts of interleaved runs (GPU ladder variants
+   * fold strided sets) merge right; for runs in index order it is the earlier part. */
   case TALLY__FAM_ARGMIN:
-    if (r->idx >= 0 && (acc->idx < 0 || r->k0 < acc->k0)) { acc->k0 = r->k0; acc->idx = r->idx; }
+    if (r->idx >= 0 && (acc->idx < 0 || r->k0 < acc->k0 || (r->k0 == acc->k0 && r->idx < acc->idx))) {
+      acc->k0 = r->k0;
+      acc->idx = r->idx;
+    }
     break;
   case TALLY__FAM_ARGMAX:
-    if (r->idx >= 0 && (acc->idx < 0 || r->k0 > acc->k0)) { acc->k0 = r->k0; acc->idx = r->idx; }
+    if (r->idx >= 0 && (acc->idx < 0 || r->k0 > acc->k0 || (r->k0 == acc->k0 && r->idx < acc->idx))) {
+      acc->k0 = r->k0;
+      acc->idx = r->idx;
+    }
     break;
   case TALLY__FAM_VAR:
     /* Chan et al.: merge (count, mean, M2) of two runs. */

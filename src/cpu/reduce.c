@@ -147,7 +147,7 @@ static double norm2_f64(const plan_t *pl, const slice_t *s, double ss) {
   kp.scale = ldexp(1.0, -e);
   tally__part acc;
   reduce_slice_serial(pl, &kp, s, &acc);
-  return sqrt(pair_value(&acc)) * ldexp(1.0, e);
+  return ldexp(sqrt(pair_value(&acc)), e); /* not sqrt·2^e: 2^1024 itself overflows */
 }
 
 /* Write slice k's result through the shared rules (core/finalize.c). */

@@ -115,7 +115,7 @@ AI tally_status run_body(int dt, tally_context *ctx, const tally__problem *p, ta
           if (e < -1020) e = -1020; /* keep 2^-e finite */
           double sc = ldexp(1.0, -e), s2 = 0.0;
           FOR_EACH(w, { double a = rd_d(dt, x, ox) * sc; if (!ISNAN_SKIP(a)) s2 += a * a; });
-          r = sqrt(s2) * ldexp(1.0, e);
+          r = ldexp(sqrt(s2), e); /* 2^e alone overflows for e = 1024 */
         }
         tally__store_f64(rd, out, at, r);
         return TALLY_OK;

@@ -45,6 +45,7 @@ typedef struct {
   /* Ladder variants (ladder.c): two part buffers, a ticket and a result part. */
   CUdeviceptr ladder_buf[2]; size_t ladder_bytes;
   CUdeviceptr ladder_small;
+  CUfunction gmax_fn; int64_t gmax; /* tally__cuda_gmax's last answer */
 } tally__cuda_ctx;
 
 /* The CPU context of c, opened on first use (host-side work of the CUDA backend). */
@@ -82,11 +83,16 @@ void tally__cuda_defs(const tally__problem *p, tally__family fam, int contig, ch
 /* The best variant's kernel for p's dtype and flags with family fam; contig: 16-byte loads. */
 tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, tally__family fam,
                                  int contig, CUfunction *fn);
+/* Threads per block of the best kernel (its -DBLOCK). */
+#define TALLY_CUDA_BLOCK 256
+/* The most blocks of fn that are resident on the device at once. */
+int64_t tally__cuda_gmax(tally__cuda_ctx *c, CUfunction fn);
 /* Blocks per slice of length len for fn (one wave at most). */
-int64_t tally__cuda_blocks_for(const tally__cuda_ctx *c, CUfunction fn, int64_t len, int contig,
+int64_t tally__cuda_blocks_for(tally__cuda_ctx *c, CUfunction fn, int64_t len, int contig,
                                size_t esize);
-/* Scratch for launches of up to nslices slices with G blocks each (parts in mapped memory). */
-tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices);
+/* Scratch for launches of up to nslices slices with G blocks each, and nresults slice
+ * parts in mapped host memory. */
+tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices, int64_t nresults);
 
 /* Host arrays through pinned memory in chunks, copies overlapping kernels (stream.c). */
 bool tally__cuda_can_stream(const tally__problem *p);

@@ -270,8 +270,13 @@ static tally_status scratch(tally__cuda_ctx *c, size_t bytes, CUdeviceptr buf[2]
   }
   if (!c->ladder_small) {
     CUresult e = cu->cuMemAlloc(&c->ladder_small, 128);
-    if (!e) e = cu->cuMemsetD8Async(c->ladder_small, 0, 128, c->stream);
     if (e) { c->ladder_small = 0; return tally__cuda_fail(c, e, "cuMemAlloc (ladder result)"); }
+    e = cu->cuMemsetD8Async(c->ladder_small, 0, 128, c->stream);
+    if (e) {
+      cu->cuMemFree(c->ladder_small);
+      c->ladder_small = 0;
+      return tally__cuda_fail(c, e, "cuMemsetD8Async (ladder ticket)");
+    }
   }
   buf[0] = c->ladder_buf[0];
   buf[1] = c->ladder_buf[1];

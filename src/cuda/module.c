@@ -38,7 +38,11 @@ char *tally__gpu_source_text(const char *name, char *why, size_t len) {
     return text;
   }
   for (const tally__gpu_source *s = tally__gpu_sources; s->name; s++)
-    if (strcmp(s->name, name) == 0) return strdup(s->text);
+    if (strcmp(s->name, name) == 0) {
+      char *t = strdup(s->text);
+      if (!t) snprintf(why, len, "out of memory copying kernel source %s", name);
+      return t;
+    }
   snprintf(why, len, "kernel source %s is not built into this library", name);
   return NULL;
 }
@@ -146,6 +150,10 @@ static tally_status nvrtc_compile(const tally__nvrtc_api *nv, const char *text, 
    * are wanted are written as FMA()). */
   char archopt[48], *d = strdup(defs ? defs : "");
   const char *opts[64];
+  if (!d) {
+    snprintf(log, loglen, "out of memory");
+    return TALLY_ENOMEM;
+  }
   int nopt = 0;
   snprintf(archopt, sizeof archopt, "--gpu-architecture=%s", arch);
   opts[nopt++] = archopt;

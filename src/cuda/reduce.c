@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK 256
+#define BLOCK TALLY_CUDA_BLOCK
 #define MAX_SLICES_PER_LAUNCH 65535 /* grid y */
 #define MAX_PARTIALS (1 << 16)      /* block parts per launch: 4.5 MiB of scratch */
 
@@ -36,7 +36,7 @@ static tally_status grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, siz
   return TALLY_OK;
 }
 
-tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices) {
+tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices, int64_t nresults) {
   size_t partial_words = G > 1 ? (size_t)(G * nslices) * 9 : 0;
   tally_status s;
   if ((s = grow(c, &c->partials, &c->partials_bytes, partial_words * 8 + 8, "block parts")))
@@ -45,9 +45,14 @@ tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices)
     size_t bytes = (size_t)(MAX_SLICES_PER_LAUNCH + 1) * 4;
     if ((s = grow(c, &c->counters, &c->counters_n, bytes, "tickets"))) return s;
     CUresult r = c->cu->cuMemsetD8Async(c->counters, 0, bytes, c->stream);
-    if (r) return tally__cuda_fail(c, r, "cuMemsetD8Async");
+    if (r) { /* unzeroed tickets would make every later result stale: start over next time */
+      c->cu->cuMemFree(c->counters);
+      c->counters = 0;
+      c->counters_n = 0;
+      return tally__cuda_fail(c, r, "cuMemsetD8Async (tickets)");
+    }
   }
-  size_t rbytes = (size_t)nslices * sizeof(tally__gpu_part);
+  size_t rbytes = (size_t)nresults * sizeof(tally__gpu_part);
   if (c->results_bytes < rbytes) {
     if (c->results_host) c->cu->cuMemFreeHost(c->results_host);
     c->results_host = NULL;
@@ -56,10 +61,15 @@ tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices)
      * memory, so no copy (and no second call) follows the kernel. */
     CUresult r = c->cu->cuMemHostAlloc(&c->results_host, rbytes,
                                        CU_MEMHOSTALLOC_DEVICEMAP_ | CU_MEMHOSTALLOC_PORTABLE_);
-    if (!r) r = c->cu->cuMemHostGetDevicePointer(&c->results_dev, c->results_host, 0);
     if (r) {
       c->results_host = NULL;
       return tally__cuda_fail(c, r, "cuMemHostAlloc (results)");
+    }
+    r = c->cu->cuMemHostGetDevicePointer(&c->results_dev, c->results_host, 0);
+    if (r) {
+      c->cu->cuMemFreeHost(c->results_host);
+      c->results_host = NULL;
+      return tally__cuda_fail(c, r, "cuMemHostGetDevicePointer (results)");
     }
     c->results_bytes = rbytes;
   }
@@ -210,17 +220,26 @@ static int contiguous(const job_t *j) {
 /* Blocks per slice: enough for each thread to have a few 16-byte loads, at most the
  * number that fills every multiprocessor. Depends only on the length and the device, so
  * results are the same run to run. */
-int64_t tally__cuda_blocks_for(const tally__cuda_ctx *c, CUfunction fn, int64_t len, int contig,
+int64_t tally__cuda_gmax(tally__cuda_ctx *c, CUfunction fn) {
+  /* One wave: as many blocks as can be resident at once (registers permitting), so no
+   * multiprocessor waits on a second wave's straggler. Remembered for the last kernel:
+   * calls of one kind ask again and again. */
+  if (fn == c->gmax_fn) return c->gmax;
+  int resident = 0;
+  if (c->cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&resident, fn, BLOCK, 0) || resident < 1)
+    resident = c->max_threads_sm / BLOCK;
+  c->gmax_fn = fn;
+  c->gmax = (int64_t)c->sms * resident;
+  return c->gmax;
+}
+
+/* Keep in step with the kernel's own per-slice G in reduce_best.clh. */
+int64_t tally__cuda_blocks_for(tally__cuda_ctx *c, CUfunction fn, int64_t len, int contig,
                                size_t esize) {
   int64_t units = contig ? len / (int64_t)(16 / esize) : len;
   int64_t per_block = (int64_t)BLOCK * 4;
   int64_t g = (units + per_block - 1) / per_block;
-  /* One wave: as many blocks as can be resident at once (registers permitting), so no
-   * multiprocessor waits on a second wave's straggler. */
-  int resident = 0;
-  if (c->cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&resident, fn, BLOCK, 0) || resident < 1)
-    resident = c->max_threads_sm / BLOCK;
-  int64_t gmax = (int64_t)c->sms * resident;
+  int64_t gmax = tally__cuda_gmax(c, fn);
   if (g > gmax) g = gmax;
   return g < 1 ? 1 : g;
 }
@@ -242,7 +261,8 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
   int64_t G = tally__cuda_blocks_for(c, fn, maxlen, contig, tally_dtype_size(p->dtype));
   int64_t per_launch = MAX_SLICES_PER_LAUNCH;
   if (G > 1 && MAX_PARTIALS / G < per_launch) per_launch = MAX_PARTIALS / G > 0 ? MAX_PARTIALS / G : 1;
-  if ((s = tally__cuda_scratch(c, G, per_launch < k1 - k0 ? per_launch : k1 - k0))) return s;
+  int64_t nb_max = per_launch < k1 - k0 ? per_launch : k1 - k0;
+  if ((s = tally__cuda_scratch(c, G, nb_max, nb_max))) return s;
   for (int64_t b0 = k0; b0 < k1; b0 += per_launch) {
     int64_t nb = k1 - b0 < per_launch ? k1 - b0 : per_launch;
     long long n = p->n, cols = p->cols, ss0 = p->slice_stride[0], ss1 = p->slice_stride[1];
@@ -250,10 +270,11 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
     long long slice0 = b0, idx0 = 0;
     double kshift = 0.0;
     int kgiven = 0;
+    long long gmax = tally__cuda_gmax(c, fn);
     CUdeviceptr x = j->x, y = j->y ? j->y : j->x, off = j->offsets;
     CUdeviceptr partials = c->partials, counters = c->counters, results = c->results_dev;
     void *args[] = {&x, &y, &n, &cols, &ss0, &ss1, &rs0, &rs1, &cs0, &cs1, &off, &slice0,
-                    &scale, &idx0, &kshift, &kgiven, &partials, &counters, &results};
+                    &scale, &idx0, &kshift, &kgiven, &gmax, &partials, &counters, &results};
     CUresult r = c->cu->cuLaunchKernel(fn, (unsigned)G, (unsigned)nb, 1, BLOCK, 1, 1, 0,
                                        c->stream, args, NULL);
     if (!r) r = c->cu->cuStreamSynchronize(c->stream);
@@ -298,10 +319,47 @@ static double norm2_rescale(void *arg, double ss) {
   if ((e->st = launch_slices(e->j, TALLY__FAM_DOT, e->k, e->k + 1, ldexp(1.0, -ex), &g))) return NAN;
   tally__part part;
   tally__gpu_part_to_part(&g, &part);
-  return sqrt(tally__pair_value(&part)) * ldexp(1.0, ex);
+  return ldexp(sqrt(tally__pair_value(&part)), ex); /* 2^ex alone overflows for ex = 1024 */
 }
 
 /* ------------------------------------------------------------ the driver */
+
+static int64_t total_elements(const tally__problem *p) {
+  return p->offsets ? p->offsets[p->nslices] - p->offsets[0] : p->nslices * p->n;
+}
+
+/* A pointer's kind must match its tally_mem: a host pointer handed in as device memory
+ * would fault inside a kernel (and leave the primary context, the caller's too, broken);
+ * device memory handed in as host memory would fault in a host copy. The driver knows
+ * every pointer it allocated or mapped; for others it answers "not mine". */
+static tally_status check_pointer(tally__cuda_ctx *c, const char *arg, const void *ptr,
+                                  tally_mem mem) {
+  if (!ptr) return TALLY_OK;
+  unsigned int type = 0;
+  CUresult r = c->cu->cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE_,
+                                            (CUdeviceptr)(uintptr_t)ptr);
+  if (mem == TALLY_MEM_DEVICE && r != 0)
+    return tally__fail(&c->base, TALLY_EINVAL, "%s->data: %p is TALLY_MEM_DEVICE but is not memory "
+                       "the CUDA driver knows (host memory?)", arg, ptr);
+  if (mem == TALLY_MEM_HOST && r == 0 && type == CU_MEMORYTYPE_DEVICE_)
+    return tally__fail(&c->base, TALLY_EINVAL, "%s->data: %p is TALLY_MEM_HOST but is CUDA device "
+                       "memory (set mem = TALLY_MEM_DEVICE)", arg, ptr);
+  return TALLY_OK;
+}
+
+/* Device pointers always (a driver lookup, well under a microsecond); host pointers only
+ * where tally's own threads read them (the streaming path): elsewhere the driver's copy
+ * reports a device pointer itself. */
+static tally_status check_pointers(tally__cuda_ctx *c, const tally__problem *p, const void *in,
+                                   const void *in2, const void *out, bool streaming) {
+  tally_status s;
+  if (p->in_mem == TALLY_MEM_DEVICE || streaming) {
+    if ((s = check_pointer(c, "in", in, p->in_mem))) return s;
+    if ((s = check_pointer(c, "in2", in2, p->in_mem))) return s;
+  }
+  if (p->out_mem == TALLY_MEM_DEVICE) return check_pointer(c, "out", out, p->out_mem);
+  return TALLY_OK;
+}
 
 /* The best variant (reduce_best.clh) on slices [k0, k1). */
 static tally_status run_best(job_t *j, int64_t k0, int64_t k1, tally__part *parts) {
@@ -326,17 +384,22 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   if ((s = tally__cuda_enter(c))) return s;
   job_t j = {c, p, tally__family_of(p->op, p->dtype), 0, 0, 0};
   tally__part *parts = NULL;
-  void *out_host = out;
+  void *out_host = out;   /* where finalize writes: out itself, or a host copy of its span */
+  char *out_copy = NULL;  /* that copy (malloc'd), for a device output */
   size_t out_bytes = 0;
-  int64_t out_lo = 0;
-  if (!v.ladder && tally__cuda_can_stream(p)) {
+  int64_t out_lo = 0, rs = (int64_t)tally_dtype_size(p->rdtype);
+  bool streaming = !v.ladder && tally__cuda_can_stream(p);
+  if ((s = check_pointers(c, p, in, in2, out, streaming))) goto done;
+  if (streaming) {
     tally__part acc;
     if (!(s = tally__cuda_stream(c, p, in, in2, &acc)))
       s = tally__finalize(ctx, p, 0, p->n, &acc, out, 0, s1, NULL, NULL);
     goto done;
   }
-  if ((s = place_input(c, p, 0, in, &j.x))) goto done;
-  if (in2 && (s = place_input(c, p, 1, in2, &j.y))) goto done;
+  if (total_elements(p) > 0) { /* empty inputs are never read (their pointer may be NULL) */
+    if ((s = place_input(c, p, 0, in, &j.x))) goto done;
+    if (in2 && (s = place_input(c, p, 1, in2, &j.y))) goto done;
+  }
   if (p->offsets) {
     size_t bytes = (size_t)(p->nslices + 1) * 8;
     if ((s = grow(c, &c->offsets_dev, &c->offsets_bytes, bytes, "segment offsets"))) goto done;
@@ -345,18 +408,21 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
     j.offsets = c->offsets_dev;
   }
   if (p->out_mem == TALLY_MEM_DEVICE) {
-    /* Finalize into a host copy of the output's span, then write the span back. */
-    int64_t rs = (int64_t)tally_dtype_size(p->rdtype);
+    /* Finalize into a host copy of the output's span (gaps kept), then write it back. */
     int64_t a = (p->nslices - 1) * s0, b = (p->width - 1) * s1;
     int64_t lo = (a < 0 ? a : 0) + (b < 0 ? b : 0), hi = (a > 0 ? a : 0) + (b > 0 ? b : 0);
     out_lo = lo;
     out_bytes = (size_t)((hi - lo + 1) * rs);
-    out_host = malloc(out_bytes);
-    if (!out_host) { s = tally__fail(ctx, TALLY_ENOMEM, "out: no host memory for a copy of %zu bytes", out_bytes); goto done; }
-    CUresult r = c->cu->cuMemcpyDtoHAsync(out_host, (CUdeviceptr)(uintptr_t)out + (CUdeviceptr)(lo * rs), out_bytes, c->stream);
+    out_copy = malloc(out_bytes);
+    if (!out_copy) {
+      s = tally__fail(ctx, TALLY_ENOMEM, "out: no host memory for a copy of %zu bytes", out_bytes);
+      goto done;
+    }
+    CUresult r = c->cu->cuMemcpyDtoHAsync(out_copy, (CUdeviceptr)(uintptr_t)out + (CUdeviceptr)(lo * rs),
+                                          out_bytes, c->stream);
     if (!r) r = c->cu->cuStreamSynchronize(c->stream);
     if (r) { s = tally__cuda_fail(c, r, "cuMemcpyDtoH (out)"); goto done; }
-    out_host = (char *)out_host - lo * rs;
+    out_host = out_copy - lo * rs;
   }
   int64_t round = p->nslices < SLICES_PER_ROUND ? p->nslices : SLICES_PER_ROUND;
   parts = malloc((size_t)round * sizeof *parts);
@@ -374,16 +440,14 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
     }
     if (p->opt.progress) p->opt.progress(k1, p->nslices, p->opt.progress_user);
   }
-  if (!s && p->out_mem == TALLY_MEM_DEVICE) {
-    int64_t rs = (int64_t)tally_dtype_size(p->rdtype);
+  if (!s && out_copy) {
     CUresult r = c->cu->cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)out + (CUdeviceptr)(out_lo * rs),
-                                          (char *)out_host + out_lo * rs, out_bytes, c->stream);
+                                          out_copy, out_bytes, c->stream);
     if (!r) r = c->cu->cuStreamSynchronize(c->stream);
     if (r) s = tally__cuda_fail(c, r, "cuMemcpyHtoD (out)");
   }
 done:
-  if (p->out_mem == TALLY_MEM_DEVICE && out_host && out_host != out)
-    free((char *)out_host + out_lo * (int64_t)tally_dtype_size(p->rdtype));
+  free(out_copy);
   free(parts);
   /* Host inputs were copied asynchronously: make sure nothing still reads them. */
   c->cu->cuStreamSynchronize(c->stream);

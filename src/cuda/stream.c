@@ -112,9 +112,11 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
   tally__pool *pool = ((tally__cpu_ctx *)cpuctx)->pool;
   if ((s = alloc_buffers(c, ninputs))) return s;
   CUfunction fn;
-  if ((s = tally__cuda_best_fn(c, p, fam, 1, &fn))) return s;
-  int64_t G = tally__cuda_blocks_for(c, fn, per, 1, (size_t)es);
-  if ((s = tally__cuda_scratch(c, G, nchunks))) return s;
+  int contig = fam != TALLY__FAM_AFFINE; /* AFFINE: contiguous runs per thread, in order */
+  if ((s = tally__cuda_best_fn(c, p, fam, contig, &fn))) return s;
+  int64_t G = tally__cuda_blocks_for(c, fn, per, contig, (size_t)es);
+  long long gmax = tally__cuda_gmax(c, fn);
+  if ((s = tally__cuda_scratch(c, G, 1, nchunks))) return s; /* chunks run one after another */
 
   const char *in[2] = {x, y};
   long long zero = 0, one = 1, slice0 = 0;
@@ -136,8 +138,8 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
     CUdeviceptr results = c->results_dev + (CUdeviceptr)(k * (int64_t)sizeof(tally__gpu_part));
     long long cols = len;
     void *args[] = {&dx, &dy, &len, &cols, &zero, &zero, &zero, &zero, &one, &one, &null_off,
-                    &slice0, &scale, &lo, &kshift, &kgiven, &partials, &counters, &results};
-    r = cu->cuLaunchKernel(fn, (unsigned)G, 1, 1, 256, 1, 1, 0, c->stream, args, NULL);
+                    &slice0, &scale, &lo, &kshift, &kgiven, &gmax, &partials, &counters, &results};
+    r = cu->cuLaunchKernel(fn, (unsigned)G, 1, 1, TALLY_CUDA_BLOCK, 1, 1, 0, c->stream, args, NULL);
     if (r) return tally__cuda_fail(c, r, "streaming a host input (kernel)");
     if (p->opt.progress) p->opt.progress(lo + len, n, p->opt.progress_user);
   }

@@ -193,6 +193,8 @@ const golden_row golden_rows[] = {
 
     /* ---- NORM2 does not overflow or underflow for finite data */
     {"norm2 of huge f64", S(NORM2), D(F64), "1e300 1e300", 0, 0, OK, "~1.4142135623730951e300"},
+    {"norm2 near DBL_MAX", S(NORM2), D(F64), "1e308 1e308", 0, 0, OK, "~1.4142135623730951e308"},
+    {"norm2 of DBL_MAX alone", S(NORM2), D(F64), "1.7976931348623157e308", 0, 0, OK, "~1.7976931348623157e308"},
     {"norm2 of huge f64, FAST", S(NORM2), D(F64), "3e200 4e200", 0, G_FAST, OK, "~5e200"},
     {"norm2 of tiny f64", S(NORM2), D(F64), "3e-200 4e-200", 0, 0, OK, "~5e-200"},
     {"norm2 of a subnormal", S(NORM2), D(F64), "1e-310", 0, 0, OK, "~1e-310"},
