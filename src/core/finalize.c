@@ -11,6 +11,29 @@
 /* hi + lo of a compensated pair; lo is meaningless once hi overflowed or is NaN. */
 double tally__pair_value(const tally__part *a) { return isfinite(a->hi) ? a->hi + a->lo : a->hi; }
 
+int tally__norm2_needs_rescue(double ss) { return !(isnan(ss) || (isfinite(ss) && ss >= 0x1p-968)); }
+
+static double key64_value(int64_t key) {
+  int64_t b = key ^ ((key >> 63) & INT64_MAX);
+  double v;
+  memcpy(&v, &b, 8);
+  return v;
+}
+
+int tally__norm2_scale(const tally__part *mm, int ignore_nan, double *answer, int *e) {
+  if (mm->nan && !ignore_nan) { *answer = NAN; return 0; }
+  if (mm->k0 == INT64_MAX) { *answer = 0.0; return 0; } /* all NaN, ignored */
+  double lo = fabs(key64_value(mm->k0)), hi = fabs(key64_value(mm->k1));
+  double maxabs = lo > hi ? lo : hi;
+  if (maxabs == 0.0 || isinf(maxabs)) { *answer = maxabs; return 0; }
+  frexp(maxabs, e);
+  if (*e < -1020) *e = -1020; /* 2^-e must itself be finite; subnormals need not reach 1 */
+  return 1;
+}
+
+/* Not sqrt(s)·2^e: 2^e alone overflows for e = 1024. */
+double tally__norm2_unscale(double scaled_ss, int e) { return ldexp(sqrt(scaled_ss), e); }
+
 
 static void *at_ptr(tally_dtype rd, void *out, int64_t at) {
   return (char *)out + at * (int64_t)tally_dtype_size(rd);

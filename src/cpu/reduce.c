@@ -125,29 +125,21 @@ static double pair_value(const tally__part *a) { return tally__pair_value(a); }
  * to underflow, redo it with the input scaled by a power of two (exact) so the largest
  * magnitude is near 1. Serial: it is rare. */
 static double norm2_f64(const plan_t *pl, const slice_t *s, double ss) {
-  if (isnan(ss) || (isfinite(ss) && ss >= 0x1p-968)) return sqrt(ss);
+  if (!tally__norm2_needs_rescue(ss)) return sqrt(ss);
   if (ss == 0.0 && s->n == 0) return 0.0;
   plan_t mm = *pl;
   mm.fam = TALLY__FAM_MINMAX;
   mm.kern = pl->c->kernels[TALLY__FAM_MINMAX][TALLY_F64];
   tally__part keys;
   reduce_slice_serial(&mm, &pl->kp, s, &keys);
-  if (keys.nan && !pl->kp.ignore_nan) return NAN;
-  if (keys.k0 == INT64_MAX) return 0.0; /* all NaN, ignored */
-  double lo, hi;
-  int64_t b0 = keys.k0 ^ ((keys.k0 >> 63) & INT64_MAX), b1 = keys.k1 ^ ((keys.k1 >> 63) & INT64_MAX);
-  memcpy(&lo, &b0, 8);
-  memcpy(&hi, &b1, 8);
-  double maxabs = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
-  if (maxabs == 0.0 || isinf(maxabs)) return maxabs;
+  double answer;
   int e;
-  frexp(maxabs, &e);
-  if (e < -1020) e = -1020; /* 2^-e must itself be finite; subnormals need not reach 1 */
+  if (!tally__norm2_scale(&keys, pl->kp.ignore_nan, &answer, &e)) return answer;
   tally__kparams kp = pl->kp;
   kp.scale = ldexp(1.0, -e);
   tally__part acc;
   reduce_slice_serial(pl, &kp, s, &acc);
-  return ldexp(sqrt(pair_value(&acc)), e); /* not sqrt·2^e: 2^1024 itself overflows */
+  return tally__norm2_unscale(pair_value(&acc), e);
 }
 
 /* Write slice k's result through the shared rules (core/finalize.c). */

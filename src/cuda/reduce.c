@@ -301,25 +301,18 @@ typedef struct {
  * pass), scale by a power of two that brings it near 1, and sum again. */
 static double norm2_rescale(void *arg, double ss) {
   norm2_env *e = arg;
-  if (isnan(ss) || (isfinite(ss) && ss >= 0x1p-968)) return sqrt(ss);
+  if (!tally__norm2_needs_rescue(ss)) return sqrt(ss);
   if (ss == 0.0 && slice_len(e->j->p, e->k) == 0) return 0.0;
   tally__gpu_part g;
-  if ((e->st = launch_slices(e->j, TALLY__FAM_MINMAX, e->k, e->k + 1, 1.0, &g))) return NAN;
-  if (g.nan && e->j->p->opt.nan != TALLY_NAN_IGNORE) return NAN;
-  if (g.k0 == INT64_MAX) return 0.0; /* all NaN, ignored */
-  double lo, hi;
-  int64_t b0 = g.k0 ^ ((g.k0 >> 63) & INT64_MAX), b1 = g.k1 ^ ((g.k1 >> 63) & INT64_MAX);
-  memcpy(&lo, &b0, 8);
-  memcpy(&hi, &b1, 8);
-  double maxabs = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
-  if (maxabs == 0.0 || isinf(maxabs)) return maxabs;
-  int ex;
-  frexp(maxabs, &ex);
-  if (ex < -1020) ex = -1020;
-  if ((e->st = launch_slices(e->j, TALLY__FAM_DOT, e->k, e->k + 1, ldexp(1.0, -ex), &g))) return NAN;
   tally__part part;
+  if ((e->st = launch_slices(e->j, TALLY__FAM_MINMAX, e->k, e->k + 1, 1.0, &g))) return NAN;
   tally__gpu_part_to_part(&g, &part);
-  return ldexp(sqrt(tally__pair_value(&part)), ex); /* 2^ex alone overflows for ex = 1024 */
+  double answer;
+  int ex;
+  if (!tally__norm2_scale(&part, e->j->p->opt.nan == TALLY_NAN_IGNORE, &answer, &ex)) return answer;
+  if ((e->st = launch_slices(e->j, TALLY__FAM_DOT, e->k, e->k + 1, ldexp(1.0, -ex), &g))) return NAN;
+  tally__gpu_part_to_part(&g, &part);
+  return tally__norm2_unscale(tally__pair_value(&part), ex);
 }
 
 /* ------------------------------------------------------------ the driver */
