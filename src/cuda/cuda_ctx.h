@@ -104,11 +104,4 @@ void tally__cuda_stream_free(tally__cuda_ctx *c);
 tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, const void *in,
                                 const void *in2, void *out, int64_t s0, int64_t s1, void *ws);
 
-/* The kernel sources built into the library (generated from src/gpu/ by CMake). */
-typedef struct { const char *name; const char *text; } tally__gpu_source;
-extern const tally__gpu_source tally__gpu_sources[];
-/* A source by name: $TALLY_KERNEL_DIR/name when that is set, else the built-in copy.
- * Returns a malloc'd string or NULL (why[] says why). */
-char *tally__gpu_source_text(const char *name, char *why, size_t len);
-
 #endif

@@ -2,6 +2,7 @@
  * the context (CUmodule per source set and options) and on disk ($TALLY_CACHE_DIR, else
  * $XDG_CACHE_HOME/tally, else ~/.cache/tally), keyed by a hash of the source text, the
  * options, the architecture, the driver and NVRTC versions. */
+#include "core/gpu_sources.h"
 #include "cuda_ctx.h"
 
 #include <errno.h>
@@ -10,68 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ------------------------------------------------------------ sources */
-
-char *tally__gpu_source_text(const char *name, char *why, size_t len) {
-  const char *dir = getenv("TALLY_KERNEL_DIR");
-  if (dir && *dir) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-      snprintf(why, len, "$TALLY_KERNEL_DIR: cannot open %s: %s", path, strerror(errno));
-      return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = sz >= 0 ? malloc((size_t)sz + 1) : NULL;
-    if (!text || fread(text, 1, (size_t)sz, f) != (size_t)sz) {
-      snprintf(why, len, "$TALLY_KERNEL_DIR: cannot read %s", path);
-      free(text);
-      fclose(f);
-      return NULL;
-    }
-    fclose(f);
-    text[sz] = '\0';
-    return text;
-  }
-  for (const tally__gpu_source *s = tally__gpu_sources; s->name; s++)
-    if (strcmp(s->name, name) == 0) {
-      char *t = strdup(s->text);
-      if (!t) snprintf(why, len, "out of memory copying kernel source %s", name);
-      return t;
-    }
-  snprintf(why, len, "kernel source %s is not built into this library", name);
-  return NULL;
-}
-
-/* The prelude and the sources, each after a #line naming its file, so that compiler
- * messages point at the file and line a developer edits. */
-static char *assemble(const char *const *srcs, char *why, size_t len) {
-  size_t cap = 1 << 16, used = 0;
-  char *all = malloc(cap);
-  if (!all) { snprintf(why, len, "out of memory"); return NULL; }
-  all[0] = '\0';
-  const char *prelude[] = {"dialect_cuda.h", NULL};
-  for (int pass = 0; pass < 2; pass++) {
-    for (const char *const *n = pass == 0 ? prelude : srcs; *n; n++) {
-      char *text = tally__gpu_source_text(*n, why, len);
-      if (!text) { free(all); return NULL; }
-      size_t need = used + strlen(text) + strlen(*n) + 64;
-      if (need > cap) {
-        while (cap < need) cap *= 2;
-        char *m = realloc(all, cap);
-        if (!m) { free(text); free(all); snprintf(why, len, "out of memory"); return NULL; }
-        all = m;
-      }
-      used += (size_t)sprintf(all + used, "#line 1 \"%s\"\n%s\n", *n, text);
-      free(text);
-    }
-  }
-  return all;
-}
 
 /* ------------------------------------------------------------ disk cache */
 
@@ -210,7 +149,7 @@ tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
     snprintf(log, loglen, "%s", why);
     return TALLY_EDRIVER;
   }
-  char *text = assemble(srcs, why, sizeof why);
+  char *text = tally__gpu_assemble("dialect_cuda.h", srcs, why, sizeof why);
   if (!text) {
     snprintf(log, loglen, "%s", why);
     return TALLY_EIO;
@@ -254,7 +193,7 @@ static tally_status module_get(tally__cuda_ctx *c, const char *const *srcs, cons
       return TALLY_OK;
     }
   char why[512];
-  char *text = assemble(srcs, why, sizeof why);
+  char *text = tally__gpu_assemble("dialect_cuda.h", srcs, why, sizeof why);
   if (!text) {
     free(key);
     return tally__fail(&c->base, TALLY_EIO, "kernel source: %s", why);

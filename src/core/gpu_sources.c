@@ -1,0 +1,67 @@
+/* GPU kernel sources (src/gpu/, the shared dialect): the copies built into the library, or
+ * $TALLY_KERNEL_DIR's, assembled after a backend's prelude. Shared by CUDA and OpenCL. */
+#include "gpu_sources.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *tally__gpu_source_text(const char *name, char *why, size_t len) {
+  const char *dir = getenv("TALLY_KERNEL_DIR");
+  if (dir && *dir) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+      snprintf(why, len, "$TALLY_KERNEL_DIR: cannot open %s: %s", path, strerror(errno));
+      return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = sz >= 0 ? malloc((size_t)sz + 1) : NULL;
+    if (!text || fread(text, 1, (size_t)sz, f) != (size_t)sz) {
+      snprintf(why, len, "$TALLY_KERNEL_DIR: cannot read %s", path);
+      free(text);
+      fclose(f);
+      return NULL;
+    }
+    fclose(f);
+    text[sz] = '\0';
+    return text;
+  }
+  for (const tally__gpu_source *s = tally__gpu_sources; s->name; s++)
+    if (strcmp(s->name, name) == 0) {
+      char *t = strdup(s->text);
+      if (!t) snprintf(why, len, "out of memory copying kernel source %s", name);
+      return t;
+    }
+  snprintf(why, len, "kernel source %s is not built into this library", name);
+  return NULL;
+}
+
+char *tally__gpu_assemble(const char *prelude_name, const char *const *srcs, char *why, size_t len) {
+  size_t cap = 1 << 16, used = 0;
+  char *all = malloc(cap);
+  if (!all) { snprintf(why, len, "out of memory"); return NULL; }
+  all[0] = '\0';
+  const char *prelude[] = {prelude_name, NULL};
+  for (int pass = 0; pass < 2; pass++) {
+    for (const char *const *n = pass == 0 ? prelude : srcs; *n; n++) {
+      char *text = tally__gpu_source_text(*n, why, len);
+      if (!text) { free(all); return NULL; }
+      size_t need = used + strlen(text) + strlen(*n) + 64;
+      if (need > cap) {
+        while (cap < need) cap *= 2;
+        char *m = realloc(all, cap);
+        if (!m) { free(text); free(all); snprintf(why, len, "out of memory"); return NULL; }
+        all = m;
+      }
+      used += (size_t)sprintf(all + used, "#line 1 \"%s\"\n%s\n", *n, text);
+      free(text);
+    }
+  }
+  return all;
+}
+
