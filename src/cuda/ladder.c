@@ -89,11 +89,17 @@ static tally_status read_result(lrun *r, tally__part *acc) {
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* One launch that leaves the slice's part at r->result: grid blocks, items from the input. */
+static tally_status one_launch(lrun *r, const char *entry, int64_t grid, tally__part *acc) {
+  tally_status s = launch(r, entry, grid, 0, r->len, 0, r->buf[0]);
+  return s ? s : read_result(r, acc);
+}
+
+
 /* ------------------------------------------------------------ the variants */
 
 static tally_status run_serial(lrun *r, tally__part *acc) {
-  tally_status s = launch(r, "ladder_serial", 1, 0, r->len, 0, 0);
-  return s ? s : read_result(r, acc);
+  return one_launch(r, "ladder_serial", 1, acc);
 }
 
 static tally_status run_atomic_common(lrun *r, const char *entry, int64_t grid, tally__part *acc) {
@@ -182,8 +188,7 @@ static tally_status run_cascade(lrun *r, tally__part *acc) {
 }
 
 static tally_status run_single_block(lrun *r, tally__part *acc) {
-  tally_status s = launch(r, "ladder_single_block", 1, 0, r->len, 0, 0);
-  return s ? s : read_result(r, acc);
+  return one_launch(r, "ladder_single_block", 1, acc);
 }
 
 static tally_status run_two_launch(lrun *r, tally__part *acc) {
@@ -194,33 +199,27 @@ static tally_status run_two_launch(lrun *r, tally__part *acc) {
 }
 
 static tally_status run_last_block(lrun *r, tally__part *acc) {
-  tally_status s = launch(r, "ladder_last_block", grid_sm(r, 2), 0, r->len, 0, r->buf[0]);
-  return s ? s : read_result(r, acc);
+  return one_launch(r, "ladder_last_block", grid_sm(r, 2), acc);
 }
 
 static tally_status run_noncomm_single(lrun *r, tally__part *acc) {
-  tally_status s = launch(r, "ladder_noncomm_single", 1, 0, r->len, 0, 0);
-  return s ? s : read_result(r, acc);
+  return one_launch(r, "ladder_noncomm_single", 1, acc);
 }
 
 static tally_status run_noncomm_multi(lrun *r, tally__part *acc) {
-  tally_status s = launch(r, "ladder_noncomm_multi", grid_sm(r, 2), 0, r->len, 0, r->buf[0]);
-  return s ? s : read_result(r, acc);
+  return one_launch(r, "ladder_noncomm_multi", grid_sm(r, 2), acc);
 }
 
 static tally_status run_warp_volatile(lrun *r, tally__part *acc) {
-  tally_status s = launch(r, "ladder_warp_volatile", grid_sm(r, 4), 0, r->len, 0, r->buf[0]);
-  return s ? s : read_result(r, acc);
+  return one_launch(r, "ladder_warp_volatile", grid_sm(r, 4), acc);
 }
 
 static tally_status run_warp_padded(lrun *r, tally__part *acc) {
-  tally_status s = launch(r, "ladder_warp_padded", grid_sm(r, 4), 0, r->len, 0, r->buf[0]);
-  return s ? s : read_result(r, acc);
+  return one_launch(r, "ladder_warp_padded", grid_sm(r, 4), acc);
 }
 
 static tally_status run_warp_shuffle(lrun *r, tally__part *acc) {
-  tally_status s = launch(r, "ladder_warp_shuffle", grid_sm(r, 4), 0, r->len, 0, r->buf[0]);
-  return s ? s : read_result(r, acc);
+  return one_launch(r, "ladder_warp_shuffle", grid_sm(r, 4), acc);
 }
 
 /* ------------------------------------------------------------ the table */
