@@ -316,6 +316,16 @@ TALLY_API tally_status tally_mem_alloc(tally_context *ctx, size_t bytes, void **
 /** Free memory from tally_mem_alloc on the same context; NULL is ignored. */
 TALLY_API tally_status tally_mem_free(tally_context *ctx, void *ptr);
 /**
+ * Allocate @p bytes of host memory that the context's device reads fastest: page-locked
+ * (pinned) memory on CUDA, which a TALLY_MEM_HOST array in it is sent from by DMA at full
+ * bus speed, with no staging copy by the host; ordinary 64-byte aligned memory elsewhere.
+ * Use it like any host memory (arrays in it are TALLY_MEM_HOST). Pinned memory is scarce:
+ * allocate it once and reuse it. TALLY_ENOMEM when it cannot be had. @p bytes = 0 gives NULL.
+ */
+TALLY_API tally_status tally_mem_alloc_host(tally_context *ctx, size_t bytes, void **ptr);
+/** Free memory from tally_mem_alloc_host on the same context; NULL is ignored. */
+TALLY_API tally_status tally_mem_free_host(tally_context *ctx, void *ptr);
+/**
  * Copy @p bytes between host memory and the context's device memory, in either direction
  * or within one side; returns when the copy is complete.
  */

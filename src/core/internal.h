@@ -96,6 +96,9 @@ struct tally__backend {
   tally_status (*mem_free)(tally_context *ctx, void *ptr);
   tally_status (*mem_copy)(tally_context *ctx, void *dst, tally_mem dst_mem, const void *src,
                            tally_mem src_mem, size_t bytes);
+  /* Host memory the device reads fastest (NULL: ordinary aligned host memory). */
+  tally_status (*mem_alloc_host)(tally_context *ctx, size_t bytes, void **ptr);
+  tally_status (*mem_free_host)(tally_context *ctx, void *ptr);
 };
 
 extern const tally__backend tally__cpu_backend;

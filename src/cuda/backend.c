@@ -266,6 +266,32 @@ static tally_status cuda_mem_copy(tally_context *ctx, void *dst, tally_mem dst_m
   return r ? tally__cuda_fail(c, r, what) : TALLY_OK;
 }
 
+/* Pinned host memory: a host array in it goes to the device by DMA straight from where it
+ * is (stream.c), with no staging copy by the host's threads. */
+static tally_status cuda_mem_alloc_host(tally_context *ctx, size_t bytes, void **ptr) {
+  tally__cuda_ctx *c = (tally__cuda_ctx *)ctx;
+  tally_status s = tally__cuda_enter(c);
+  if (s) return s;
+  CUresult r = c->cu->cuMemHostAlloc(ptr, bytes, CU_MEMHOSTALLOC_PORTABLE_);
+  tally__cuda_leave(c);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY_) {
+    *ptr = NULL;
+    return tally__fail(ctx, TALLY_ENOMEM, "bytes: %zu (%.2f GiB) of pinned host memory could "
+                       "not be had", bytes, (double)bytes / (1 << 30));
+  }
+  if (r) { *ptr = NULL; return tally__cuda_fail(c, r, "cuMemHostAlloc"); }
+  return TALLY_OK;
+}
+
+static tally_status cuda_mem_free_host(tally_context *ctx, void *ptr) {
+  tally__cuda_ctx *c = (tally__cuda_ctx *)ctx;
+  tally_status s = tally__cuda_enter(c);
+  if (s) return s;
+  CUresult r = c->cu->cuMemFreeHost(ptr);
+  tally__cuda_leave(c);
+  return r ? tally__cuda_fail(c, r, "cuMemFreeHost") : TALLY_OK;
+}
+
 const tally__backend tally__cuda_backend = {
     .name = "cuda",
     .open = cuda_open,
@@ -280,4 +306,6 @@ const tally__backend tally__cuda_backend = {
     .mem_alloc = cuda_mem_alloc,
     .mem_free = cuda_mem_free,
     .mem_copy = cuda_mem_copy,
+    .mem_alloc_host = cuda_mem_alloc_host,
+    .mem_free_host = cuda_mem_free_host,
 };

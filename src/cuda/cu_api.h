@@ -36,6 +36,8 @@ enum {
   CU_STREAM_NON_BLOCKING_ = 1,
   CU_EVENT_DISABLE_TIMING_ = 2,
   CU_POINTER_ATTRIBUTE_MEMORY_TYPE_ = 2,
+  CU_POINTER_ATTRIBUTE_RANGE_START_ADDR_ = 11,
+  CU_POINTER_ATTRIBUTE_RANGE_SIZE_ = 12,
   CU_MEMORYTYPE_HOST_ = 1,
   CU_MEMORYTYPE_DEVICE_ = 2,
 };
@@ -83,6 +85,7 @@ enum {
   X(CUresult, cuEventSynchronize, "cuEventSynchronize", (CUevent))                        \
   X(CUresult, cuEventDestroy, "cuEventDestroy_v2", (CUevent))                             \
   X(CUresult, cuPointerGetAttribute, "cuPointerGetAttribute", (void *, int, CUdeviceptr)) \
+  X(CUresult, cuPointerGetAttributes, "cuPointerGetAttributes", (unsigned, int *, void **, CUdeviceptr)) \
   X(CUresult, cuOccupancyMaxActiveBlocksPerMultiprocessor,                                \
     "cuOccupancyMaxActiveBlocksPerMultiprocessor", (int *, CUfunction, int, size_t))     \
   X(CUresult, cuGetErrorName, "cuGetErrorName", (CUresult, const char **))                \

@@ -66,6 +66,12 @@ tally_status tally__cuda_kernel_get(tally__cuda_ctx *c, const char *const *srcs,
                                     const char *entry, CUfunction *fn);
 void tally__cuda_kernels_free(tally__cuda_ctx *c);
 
+/* What the driver knows of a pointer: CU_MEMORYTYPE_HOST_ (pinned host memory),
+ * CU_MEMORYTYPE_DEVICE_, or 0 (memory it does not know: pageable host memory, say), and
+ * the allocation it lies in (start, size; 0 when unknown). No error is raised for unknown
+ * pointers (cuPointerGetAttributes), so sanitizers stay quiet. */
+unsigned tally__cuda_mem_type(tally__cuda_ctx *c, const void *ptr, uint64_t *start, size_t *size);
+
 /* Compile without a device (tests, CI): NVRTC only, for architecture `arch` (e.g.
  * "sm_90"). On failure, log (may be NULL) receives NVRTC's log. With driver > 0, the
  * machine code is also written to the disk cache under the name a context on that driver

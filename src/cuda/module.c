@@ -156,12 +156,16 @@ tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
   }
   void *bin = NULL;
   size_t size = 0;
-  tally_status s = nvrtc_compile(nv, text, defs, arch, &bin, &size, log, loglen);
   char path[1024];
   int maj = 0, min = 0;
   nv->nvrtcVersion(&maj, &min);
-  if (!s && driver > 0 && cache_path(text, defs, arch, driver, maj, min, path, sizeof path))
-    write_file_atomic(path, bin, size);
+  int cached = driver > 0 && cache_path(text, defs, arch, driver, maj, min, path, sizeof path);
+  if (cached && access(path, R_OK) == 0) { /* already in the disk cache */
+    free(text);
+    return TALLY_OK;
+  }
+  tally_status s = nvrtc_compile(nv, text, defs, arch, &bin, &size, log, loglen);
+  if (!s && cached) write_file_atomic(path, bin, size);
   free(text);
   free(bin);
   return s;

@@ -321,6 +321,27 @@ static int64_t total_elements(const tally__problem *p) {
   return p->offsets ? p->offsets[p->nslices] - p->offsets[0] : p->nslices * p->n;
 }
 
+unsigned tally__cuda_mem_type(tally__cuda_ctx *c, const void *ptr, uint64_t *start, size_t *size) {
+  unsigned type = 0;
+  CUdeviceptr s0 = 0;
+  size_t sz = 0;
+  int attrs[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE_, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR_,
+                  CU_POINTER_ATTRIBUTE_RANGE_SIZE_};
+  void *data[3] = {&type, &s0, &sz};
+  CUdeviceptr a = (CUdeviceptr)(uintptr_t)ptr;
+  if (start) *start = 0;
+  if (size) *size = 0;
+  if (c->cu->cuPointerGetAttributes(3, attrs, data, a)) {
+    /* Not expected (it answers 0 for unknown memory); the single query errs for those. */
+    type = 0;
+    if (c->cu->cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE_, a)) type = 0;
+    return type; /* the range unknown: no direct DMA from it */
+  }
+  if (type && start) *start = (uint64_t)s0;
+  if (type && size) *size = sz;
+  return type;
+}
+
 /* A pointer's kind must match its tally_mem: a host pointer handed in as device memory
  * would fault inside a kernel (and leave the primary context, the caller's too, broken);
  * device memory handed in as host memory would fault in a host copy. The driver knows
@@ -328,13 +349,11 @@ static int64_t total_elements(const tally__problem *p) {
 static tally_status check_pointer(tally__cuda_ctx *c, const char *arg, const void *ptr,
                                   tally_mem mem) {
   if (!ptr) return TALLY_OK;
-  unsigned int type = 0;
-  CUresult r = c->cu->cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE_,
-                                            (CUdeviceptr)(uintptr_t)ptr);
-  if (mem == TALLY_MEM_DEVICE && r != 0)
+  unsigned type = tally__cuda_mem_type(c, ptr, NULL, NULL);
+  if (mem == TALLY_MEM_DEVICE && type == 0)
     return tally__fail(&c->base, TALLY_EINVAL, "%s->data: %p is TALLY_MEM_DEVICE but is not memory "
                        "the CUDA driver knows (host memory?)", arg, ptr);
-  if (mem == TALLY_MEM_HOST && r == 0 && type == CU_MEMORYTYPE_DEVICE_)
+  if (mem == TALLY_MEM_HOST && type == CU_MEMORYTYPE_DEVICE_)
     return tally__fail(&c->base, TALLY_EINVAL, "%s->data: %p is TALLY_MEM_HOST but is CUDA device "
                        "memory (set mem = TALLY_MEM_DEVICE)", arg, ptr);
   return TALLY_OK;

@@ -82,10 +82,15 @@ int main(int argc, char **argv) {
                                                           : TC_OTHER;
   }
   tally_context_info info;
+  memset(&info, 0, sizeof info);
   if (tally_context_describe(R.ctx, &info) == TALLY_OK)
     printf("device %s: backend %s, %s, isa %s, %d threads%s%s%s\n", device, info.backend,
            info.device, info.isa, info.threads, R.quick ? ", quick" : "",
            R.variant_name ? ", variant " : "", R.variant_name ? R.variant_name : "");
+
+  /* GPU ladder rungs run slice by slice (see tc_run_case): no cases of many slices. */
+  if (R.variant_name && strcmp(R.variant_name, "best") != 0 && strcmp(info.backend, "cpu") != 0)
+    R.max_slices = 1024;
 
   struct { const char *name; void (*fn)(tc_run *); } groups[] = {
       {"sizes", tc_group_sizes},       {"nan", tc_group_nan},     {"layouts", tc_group_layouts},
@@ -100,6 +105,9 @@ int main(int argc, char **argv) {
            R.cases - c0, R.failures - f0, now() - tg);
     fflush(stdout);
   }
+  if (R.skipped)
+    printf("  (%" PRId64 " cases of more than %d slices left out: variant %s reduces slice by "
+           "slice)\n", R.skipped, R.max_slices, R.variant_name);
   report_bounds(&R);
   if (R.failures) {
     printf("failures per (op, dtype):");

@@ -61,6 +61,7 @@ typedef struct {
   const char *device;
   tc_variant variant;
   const char *variant_name; /* NULL for the default */
+  int max_slices;           /* > 0: cases of more slices are left out (GPU ladder variants) */
   int quick;
   uint64_t seed;
   int64_t only_case;        /* --case K: run only case K (-1: all) */

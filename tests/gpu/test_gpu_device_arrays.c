@@ -8,7 +8,8 @@
  *           context does), output on the host;
  *   tally   inputs from tally_mem_alloc, filled through tally_mem_copy, output on the host;
  *   devout  as tally, and the output in device memory too (read back with tally_mem_copy).
- * Then strided, reversed and 2-D device inputs (axis -1, 0, 1), and every variant of the
+ * Then strided, reversed and 2-D device inputs (axis -1, 0, 1), streamed host inputs
+ * (pageable and pinned, tally_mem_alloc_host), and every variant of the
  * backend on a device input. After every call: the device input is unchanged (no kernel
  * reduces in place in the caller's memory) and tally left the caller's CUDA context stack
  * as it found it.
@@ -463,6 +464,85 @@ static void part_matrix(kind k, CUcontext expect_current) {
   fflush(stdout);
 }
 
+/* Host inputs that the backend streams (contiguous, 1 MiB and more): in ordinary
+ * (pageable) memory, copied through pinned buffers by the host's threads, and in pinned
+ * memory from tally_mem_alloc_host, sent by DMA from where they are; at a 16-byte
+ * boundary and one element past it. Checked against the cpu device like the rest. */
+static void part_host(void) {
+  static const opspec hops[] = {
+      {TALLY_SUM, TALLY_F32, 0, 0},    {TALLY_SUM, TALLY_F64, 0, 0},  {TALLY_SUM, TALLY_I32, 0, 0},
+      {TALLY_ARGMAX, TALLY_F32, 0, 0}, {TALLY_DOT, TALLY_F32, 0, 0},  {TALLY_VAR, TALLY_F64, 1, 0},
+      {TALLY_MINMAX, TALLY_I32, 0, 0}, {TALLY_AFFINE, TALLY_F64, 0, 0}, {TALLY_MEAN, TALLY_F16, 0, 0},
+  };
+  static const int64_t hsizes[] = {262147, 1048583, 6000011};
+  int nsizes = quick ? 2 : 3, f0 = tg_failures;
+  for (int pinned = 0; pinned < 2; pinned++)
+    for (size_t c = 0; c < sizeof hops / sizeof hops[0]; c++)
+      for (int si = 0; si < nsizes; si++)
+        for (int off = 0; off < 2; off++) {
+          opspec o = hops[c];
+          tally_dtype odt;
+          if (tally_result_dtype(o.op, o.dt, &odt) != TALLY_OK) continue;
+          int64_t n = hsizes[si], width = tally_result_width(o.op);
+          size_t es = tally_dtype_size(o.dt), osz = tally_dtype_size(odt), bytes = (size_t)(n + 1) * es;
+          void *bx = NULL, *by = NULL;
+          tally_status s = TALLY_OK;
+          if (pinned) {
+            s = tally_mem_alloc_host(gpu, bytes, &bx);
+            if (s == TALLY_OK && two_inputs(o.op)) s = tally_mem_alloc_host(gpu, bytes, &by);
+          } else {
+            bx = malloc(bytes);
+            if (two_inputs(o.op)) by = malloc(bytes);
+          }
+          TG_CHECK(s == TALLY_OK && bx && (by || !two_inputs(o.op)), "%s host memory of %zu bytes: %s: %s",
+                   pinned ? "pinned" : "pageable", bytes, tally_status_name(s), tally_errmsg(gpu));
+          if (s != TALLY_OK || !bx || (two_inputs(o.op) && !by)) goto next;
+          {
+            tt_rng r;
+            tt_rng_stream(&r, seed, (UINT64_C(11) << 40) | ((uint64_t)pinned << 24) | (c << 16) |
+                                        ((uint64_t)si << 8) | (uint64_t)off);
+            char *x = (char *)bx + off * es, *y = by ? (char *)by + off * es : NULL;
+            fill(x, o.dt, n, &r, o.op == TALLY_AFFINE);
+            if (y) fill(y, o.dt, n, &r, 0);
+            if (o.op == TALLY_ARGMAX || o.op == TALLY_MINMAX) plant_ties(x, o.dt, n, &r);
+            char what[160];
+            snprintf(what, sizeof what, "[host %s] %s %s n=%" PRId64 " offset=%d", pinned ? "pinned" : "pageable",
+                     tally_op_name(o.op), tally_dtype_name(o.dt), n, off);
+            tally_options opt;
+            tally_options_init(&opt);
+            opt.ddof = o.ddof;
+            tally_array in = tally_array_1d(x, o.dt, n), in2 = tally_array_1d(y, o.dt, n);
+            void *want = malloc((size_t)width * osz), *got = malloc((size_t)width * osz);
+            tally_array wout = tally_array_1d(want, odt, width), gout = tally_array_1d(got, odt, width);
+            tg_poison(got, (size_t)width * osz);
+            s = tally_reduce(cpu, o.op, &in, y ? &in2 : NULL, &wout, &opt);
+            TG_CHECK(s == TALLY_OK, "%s: the cpu reference failed: %s", what, tally_errmsg(cpu));
+            if (s == TALLY_OK) {
+              s = tally_reduce(gpu, o.op, &in, y ? &in2 : NULL, &gout, &opt);
+              TG_CHECK(s == TALLY_OK, "%s: %s: %s", what, tally_status_name(s), tally_errmsg(gpu));
+            }
+            if (s == TALLY_OK) {
+              lay L = lay_1d(n);
+              stats st = stats_of(&L, o.dt, x, y, o.op);
+              tg_checks++;
+              if (!compare(what, o.op, o.dt, odt, (int)width, n, o.ddof, got, want, width, &st)) tg_failures++;
+            }
+            free(want);
+            free(got);
+          }
+        next:
+          if (pinned) {
+            tally_mem_free_host(gpu, bx);
+            tally_mem_free_host(gpu, by);
+          } else {
+            free(bx);
+            free(by);
+          }
+        }
+  printf("part host: %s\n", tg_failures == f0 ? "ok" : "FAILURES");
+  fflush(stdout);
+}
+
 /* Strided, reversed and 2-D device inputs, axis -1, 0 and 1. */
 static void part_layouts(void) {
   static const int64_t shapes[][2] = {{3, 1000}, {1000, 3}, {129, 513}, {1024, 2051}};
@@ -599,6 +679,7 @@ int main(int argc, char **argv) {
   part_matrix(K_TALLY, NULL);
   part_matrix(K_DEVOUT, NULL);
   part_layouts();
+  part_host();
   part_variants();
 
   if (have_driver) {

@@ -5,7 +5,9 @@
  *
  *   test_nvrtc_all [ARCH] [--warm]   --warm (on a GPU machine): also fill the disk
  *   kernel cache ($TALLY_CACHE_DIR) for this machine's driver, with every core, so that
- *   the test suites that follow compile nothing. */
+ *   the test suites that follow compile nothing; kernels already in the cache are not
+ *   compiled again. --warm-for-driver=N: the same for a machine whose driver reports
+ *   version N (cuDriverGetVersion), filled here (no driver needed), carried there. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -67,6 +69,8 @@ int main(int argc, char **argv) {
       const tally__cu_api *cu = tally__cu_load(why, sizeof why);
       if (!cu) { printf("FAIL: --warm needs the CUDA driver: %s\n", why); return 1; }
       cu->cuDriverGetVersion(&W.driver);
+    } else if (strncmp(argv[i], "--warm-for-driver=", 18) == 0) {
+      W.driver = atoi(argv[i] + 18); /* fill the cache for another machine's driver */
     } else {
       W.arch = argv[i];
     }

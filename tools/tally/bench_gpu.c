@@ -140,7 +140,8 @@ static double peer_error(const bench_point *p) {
 }
 
 typedef struct {
-  void *x, *y;   /* host data */
+  void *x, *y;   /* host data (pinned: from tally_mem_alloc_host, with --host-pinned) */
+  int pinned;
   void *dx, *dy; /* device copies (NULL with --host) */
   gpu_job jobs[BENCH_MAX_ROWS];
 } gpu_point;
@@ -149,8 +150,13 @@ static void point_free(const bench_run *r, gpu_point *s) {
   for (int k = 0; k < BENCH_MAX_ROWS; k++) free(s->jobs[k].ns);
   tally_mem_free(r->ctx, s->dx);
   tally_mem_free(r->ctx, s->dy);
-  bench_free(s->x);
-  bench_free(s->y);
+  if (s->pinned) {
+    tally_mem_free_host(r->ctx, s->x);
+    tally_mem_free_host(r->ctx, s->y);
+  } else {
+    bench_free(s->x);
+    bench_free(s->y);
+  }
   free(s);
 }
 
@@ -158,8 +164,15 @@ static void point_free(const bench_run *r, gpu_point *s) {
 static int prepare(const bench_run *r, bench_point *p, gpu_point *s) {
   size_t bytes = (size_t)p->n * tally_dtype_size(p->dt);
   int two = two_inputs(p->op);
-  s->x = bench_alloc(bytes);
-  s->y = two ? bench_alloc(bytes) : NULL;
+  if (r->o->host == 2) { /* pinned host memory: the DMA reads it where it is */
+    s->pinned = 1;
+    tally_status st = tally_mem_alloc_host(r->ctx, bytes, &s->x);
+    if (st == TALLY_OK && two) st = tally_mem_alloc_host(r->ctx, bytes, &s->y);
+    if (st != TALLY_OK) return cli_lib_error(r->ctx, st), -1;
+  } else {
+    s->x = bench_alloc(bytes);
+    s->y = two ? bench_alloc(bytes) : NULL;
+  }
   if (!s->x || (two && !s->y)) {
     cli_error("out of memory: %" PRId64 " elements of %s", p->n, tally_dtype_name(p->dt));
     return -1;

@@ -43,6 +43,8 @@ const char bench_usage[] =
     "the probe its plainest fastest read of the same bytes, both timed the same way.\n"
     "  --host             input in host memory instead, streamed to the GPU by tally; the\n"
     "                     probe is then the pinned host-to-device copy\n"
+    "  --host-pinned      as --host, in pinned host memory (tally_mem_alloc_host), which\n"
+    "                     the GPU reads by DMA where it is\n"
     "  --flush MIB        each of the L2 flush's two buffers (default 4 x the L2; 0: no\n"
     "                     flush, a warm L2)\n"
     "  --gpu-method       time with the GPU method on any device (a test of the method)\n"
@@ -168,7 +170,7 @@ static int parse_names(const char *s, int kind, void *out, int *n, int max) {
 
 int bench_opts_parse(int argc, char **argv, bench_opts *o) {
   enum { O_SIZES = 256, O_OPS, O_DTYPES, O_VARIANTS, O_DEVICE, O_ACCURACY, O_NAN, O_REPEAT,
-         O_MINTIME, O_JSON, O_NOPEERS, O_SEED, O_ROUNDS, O_HOST, O_GPU_METHOD, O_FLUSH };
+         O_MINTIME, O_JSON, O_NOPEERS, O_SEED, O_ROUNDS, O_HOST, O_HOST_PINNED, O_GPU_METHOD, O_FLUSH };
   static const struct option longopts[] = {
       {"sizes", required_argument, NULL, O_SIZES},       {"ops", required_argument, NULL, O_OPS},
       {"dtypes", required_argument, NULL, O_DTYPES},     {"variants", required_argument, NULL, O_VARIANTS},
@@ -177,8 +179,8 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
       {"min-time", required_argument, NULL, O_MINTIME},  {"json", no_argument, NULL, O_JSON},
       {"no-peers", no_argument, NULL, O_NOPEERS},        {"seed", required_argument, NULL, O_SEED},
       {"rounds", required_argument, NULL, O_ROUNDS},     {"help", no_argument, NULL, 'h'},
-      {"host", no_argument, NULL, O_HOST},               {"gpu-method", no_argument, NULL, O_GPU_METHOD},
-      {"flush", required_argument, NULL, O_FLUSH},
+      {"host", no_argument, NULL, O_HOST},               {"host-pinned", no_argument, NULL, O_HOST_PINNED},
+      {"gpu-method", no_argument, NULL, O_GPU_METHOD},   {"flush", required_argument, NULL, O_FLUSH},
       {NULL, 0, NULL, 0},
   };
   memset(o, 0, sizeof *o);
@@ -253,6 +255,7 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
     }
     case O_JSON: o->json = 1; break;
     case O_HOST: o->host = 1; break;
+    case O_HOST_PINNED: o->host = 2; break;
     case O_GPU_METHOD: o->gpu_method = 1; break;
     case O_FLUSH:
       if (cli_parse_i64(optarg, 0, 1 << 20, &v) != 0) {

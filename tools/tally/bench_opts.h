@@ -26,7 +26,7 @@ typedef struct {
   int no_peers;
   uint64_t seed;
   /* GPU devices (bench_gpu.c): */
-  int host;            /* --host: input in host memory (streamed over PCIe) */
+  int host;            /* --host: input in host memory (streamed over PCIe); 2: --host-pinned */
   int gpu_method;      /* --gpu-method: the GPU method on any device (for testing) */
   int64_t flush_bytes; /* --flush MIB: each of the L2 flush's buffers; -1: 4 x L2 */
 } bench_opts;

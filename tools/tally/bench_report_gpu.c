@@ -43,7 +43,7 @@ static void print_json(const bench_run *r, const bench_point *p, const bench_row
   bench_json_str("variant", w->variant);
   bench_json_str("accuracy", bench_acc_name(w->acc));
   bench_json_str("nan", bench_nan_name(r->o->nan));
-  bench_json_str("mem", r->o->host ? "host" : "device");
+  bench_json_str("mem", r->o->host == 2 ? "pinned" : r->o->host ? "host" : "device");
   bench_json_str("timing", "wall");
   bench_json_num("median_us", t, 0);
   bench_json_num("min_us", w->plan.min_us, 0);
@@ -82,7 +82,7 @@ void bench_gpu_report_header(const bench_run *r) {
            (double)in->l2_bytes / (1 << 20), in->driver_version);
   printf("; nan %s\n", bench_nan_name(o->nan));
   printf("# input in %s memory; a run: one tally_reduce(), host clock until the result is "
-         "on the host; median of %d runs", o->host ? "host" : "device",
+         "on the host; median of %d runs", o->host == 2 ? "pinned host" : o->host ? "host" : "device",
          o->timing.repeat ? o->timing.repeat : 50);
   if (!o->timing.repeat) printf(" (fewer past 5 s)");
   printf(" after 2 warm-up calls, in %d rounds; ", o->timing.rounds);
