@@ -5,13 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The static registry of backends, in "auto" preference order once GPU backends exist.
- * Backends not built in are reported by tally_devices() with the reason. */
-static const tally__backend *const registry[] = {&tally__cuda_backend, &tally__cpu_backend};
+/* The static registry of backends. Each loads its driver at run time and reports, through
+ * tally_devices(), why it is unusable where it is. */
+static const tally__backend *const registry[] = {&tally__cuda_backend, &tally__opencl_backend,
+                                                 &tally__cpu_backend};
 #define NBACKENDS (sizeof registry / sizeof registry[0])
-
-/* Backends named in device strings that this build does not contain. */
-static const char *const absent_backends[] = {"opencl"};
 
 void tally_options_init(tally_options *opt) {
   if (!opt) return;
@@ -29,8 +27,12 @@ static tally_status open_named(const char *device, tally_context **ctx) {
   if (len == 4 && strncmp(device, "auto", 4) == 0) {
     if (*args)
       return tally__fail(NULL, TALLY_EINVAL, "device '%s': \"auto\" takes no arguments", device);
-    /* The first GPU if one can be opened, else the CPU. */
+    /* The first GPU if one can be opened (CUDA, then an OpenCL GPU), else the CPU. */
     if (tally__cuda_backend.open("", ctx) == TALLY_OK) return TALLY_OK;
+    if (tally__opencl_open_gpu(ctx) == TALLY_OK) {
+      tally__clear_error(NULL);
+      return TALLY_OK;
+    }
     tally__clear_error(NULL);
     return tally__cpu_backend.open("", ctx);
   }
@@ -38,13 +40,6 @@ static tally_status open_named(const char *device, tally_context **ctx) {
     const char *name = registry[i]->name;
     if (strlen(name) == len && strncmp(device, name, len) == 0)
       return registry[i]->open(args, ctx);
-  }
-  for (size_t i = 0; i < sizeof absent_backends / sizeof absent_backends[0]; i++) {
-    const char *name = absent_backends[i];
-    if (strlen(name) == len && strncmp(device, name, len) == 0)
-      return tally__fail(NULL, TALLY_EUNSUPPORTED,
-                         "device '%s': the %s backend is not part of this build of tally "
-                         "(available: cuda, cpu)", device, name);
   }
   return tally__fail(NULL, TALLY_EINVAL,
                      "device '%s' is unknown (expected auto, cpu, cpu:threads=N, "
@@ -105,16 +100,6 @@ tally_status tally_devices(tally_device_info *list, int capacity, int *count) {
     int k = registry[i]->devices(tmp, 8);
     for (int j = 0; j < k; j++, total++)
       if (total < capacity) list[total] = tmp[j];
-  }
-  for (size_t i = 0; i < sizeof absent_backends / sizeof absent_backends[0]; i++, total++) {
-    if (total >= capacity) continue;
-    tally_device_info *d = &list[total];
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "%s", absent_backends[i]);
-    snprintf(d->backend, sizeof d->backend, "%s", absent_backends[i]);
-    d->usable = 0;
-    snprintf(d->why, sizeof d->why, "the %s backend is not part of this build of tally",
-             absent_backends[i]);
   }
   *count = total;
   return TALLY_OK;

@@ -96,6 +96,8 @@ struct tally__backend {
   tally_status (*mem_free)(tally_context *ctx, void *ptr);
   tally_status (*mem_copy)(tally_context *ctx, void *dst, tally_mem dst_mem, const void *src,
                            tally_mem src_mem, size_t bytes);
+  /* Device pointers are opaque handles (cl_mem), not addresses. */
+  bool device_handles;
   /* Host memory the device reads fastest (NULL: ordinary aligned host memory). */
   tally_status (*mem_alloc_host)(tally_context *ctx, size_t bytes, void **ptr);
   tally_status (*mem_free_host)(tally_context *ctx, void *ptr);
@@ -103,6 +105,9 @@ struct tally__backend {
 
 extern const tally__backend tally__cpu_backend;
 extern const tally__backend tally__cuda_backend;
+extern const tally__backend tally__opencl_backend;
+/* "auto": the first OpenCL GPU with doubles, opened (TALLY_ENODEV: none). */
+tally_status tally__opencl_open_gpu(tally_context **ctx);
 
 /* Validate (op, in, in2, out, opt, offsets) into a problem. Data pointers may be NULL
  * when check_data is false (plans). */

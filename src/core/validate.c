@@ -70,10 +70,13 @@ static tally_status array_layout(tally_context *ctx, const char *arg, const tall
 
 static int64_t elements(const layout *L) { return L->shape[0] * L->shape[1]; }
 
+/* handles: device pointers are opaque handles (OpenCL cl_mem): two arrays share memory
+ * only when they name the same buffer, and then their spans count from its start. */
 static bool overlaps(const tally_array *a, const layout *La, const tally_array *b,
-                     const layout *Lb) {
+                     const layout *Lb, bool handles) {
   if (!a->data || !b->data || La->lo == La->hi || Lb->lo == Lb->hi) return false;
   if (a->mem != b->mem) return false;
+  if (handles && a->mem == TALLY_MEM_DEVICE && a->data != b->data) return false;
   intptr_t a0 = (intptr_t)a->data + La->lo, a1 = (intptr_t)a->data + La->hi;
   intptr_t b0 = (intptr_t)b->data + Lb->lo, b1 = (intptr_t)b->data + Lb->hi;
   return a0 < b1 && b0 < a1;
@@ -232,9 +235,10 @@ tally_status tally__validate(tally_context *ctx, tally_op op, const tally_array 
   if (check_data && !out->data && want > 0)
     return tally__fail(ctx, TALLY_EINVAL, "out->data: NULL for %" PRId64 " result values", want);
   if (check_data) {
-    if (overlaps(out, &Lout, in, &Lin))
+    bool handles = ctx && ctx->backend->device_handles;
+    if (overlaps(out, &Lout, in, &Lin, handles))
       return tally__fail(ctx, TALLY_EINVAL, "out: its memory overlaps in (%p)", in->data);
-    if (in2 && overlaps(out, &Lout, in2, &Lin2))
+    if (in2 && overlaps(out, &Lout, in2, &Lin2, handles))
       return tally__fail(ctx, TALLY_EINVAL, "out: its memory overlaps in2 (%p)", in2->data);
   }
   return TALLY_OK;

@@ -3,7 +3,7 @@
  * partial results out. Kernels: src/gpu/ladder.clh. */
 #include "core/finalize.h"
 #include "cuda_ctx.h"
-#include "gpu_part.h"
+#include "core/gpu_part.h"
 #include "ladder.h"
 
 #include <stdlib.h>

@@ -4,7 +4,8 @@
  * (core/finalize.c). */
 #include "cuda_ctx.h"
 #include "core/finalize.h"
-#include "gpu_part.h"
+#include "core/gpu_part.h"
+#include "core/gpu_sources.h"
 #include "variants.h"
 
 #include <inttypes.h>
@@ -78,30 +79,6 @@ tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices,
 
 /* ------------------------------------------------------------ input placement */
 
-/* The element span [lo, hi] (offsets from element 0, in elements) that input `which`
- * (0: in, 1: in2) of p touches. */
-static void input_span(const tally__problem *p, int which, int64_t *lo, int64_t *hi) {
-  int64_t a = 0, b = 0;
-#define ADD(count, stride)                                        \
-  do {                                                            \
-    int64_t e_ = ((count) > 0 ? (count) - 1 : 0) * (stride);      \
-    if (e_ < 0) a += e_; else b += e_;                            \
-  } while (0)
-  if (p->offsets) {
-    int64_t o0 = p->offsets[0], o1 = p->offsets[p->nslices];
-    int64_t e0 = o0 * p->cstride[which], e1 = (o1 > o0 ? o1 - 1 : o0) * p->cstride[which];
-    a = e0 < e1 ? e0 : e1;
-    b = e0 < e1 ? e1 : e0;
-  } else {
-    ADD(p->nslices, p->slice_stride[which]);
-    ADD(p->rows, p->rstride[which]);
-    ADD(p->cols, p->cstride[which]);
-  }
-#undef ADD
-  *lo = a;
-  *hi = b;
-}
-
 /* Device address of element 0 of input `which`: a device array as it is, a host array
  * copied (the span it touches) into staging memory first. */
 static tally_status place_input(tally__cuda_ctx *c, const tally__problem *p, int which,
@@ -111,7 +88,7 @@ static tally_status place_input(tally__cuda_ctx *c, const tally__problem *p, int
     return TALLY_OK;
   }
   int64_t lo, hi, es = (int64_t)tally_dtype_size(p->dtype);
-  input_span(p, which, &lo, &hi);
+  tally__input_span(p, which, &lo, &hi);
   size_t bytes = (size_t)((hi - lo + 1) * es);
   tally_status s = grow(c, &c->staging[which], &c->staging_bytes[which], bytes, "a host input");
   if (s) return s;
@@ -135,23 +112,9 @@ static int64_t slice_len(const tally__problem *p, int64_t k) {
   return p->offsets ? p->offsets[k + 1] - p->offsets[k] : p->n;
 }
 
-/* -D definitions for the kernel: the family and flags of reduce_part.clh, the layout. */
+/* -D definitions for the kernel (core/gpu_sources.c). */
 void tally__cuda_defs(const tally__problem *p, tally__family fam, int contig, char *defs, size_t len) {
-  bool is_int = tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;
-  int two_d = !p->offsets && p->rows > 1;
-  snprintf(defs, len,
-           "-DDT=%d -DFAM=%d -DIGN=%d -DFAST=%d -DEXACT=%d -DSQUARE=%d -DHAS_Y=%d -DCONTIG=%d "
-           "-DTWO_D=%d -DORDERED=%d -DBLOCK=%d",
-           (int)p->dtype, (int)fam, p->opt.nan == TALLY_NAN_IGNORE && !is_int,
-           /* Flags that change nothing are 0, so that no kernel is compiled twice: FAST
-            * matters only for f64 sums and dots (narrower floats are summed in f64 either
-            * way), EXACT only for integer sums and dots, SQUARE only for dots. */
-           p->opt.accuracy == TALLY_ACCURACY_FAST && p->dtype == TALLY_F64 &&
-               (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT),
-           is_int && (p->op == TALLY_MEAN || p->op == TALLY_NORM2) &&
-               (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT),
-           (p->op == TALLY_SUMSQ || p->op == TALLY_NORM2) && fam == TALLY__FAM_DOT,
-           tally__op_binary(p->op), contig, two_d, fam == TALLY__FAM_AFFINE, BLOCK);
+  tally__gpu_defs(p, (int)fam, contig, BLOCK, defs, len);
 }
 
 tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, tally__family fam,

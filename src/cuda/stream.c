@@ -16,7 +16,7 @@
  * memcpy speed, and a pinned one at the DMA's. */
 #include "cpu/cpu.h"
 #include "cuda_ctx.h"
-#include "gpu_part.h"
+#include "core/gpu_part.h"
 
 #include <string.h>
 

@@ -1,12 +1,113 @@
-/* Building the shared GPU kernels as OpenCL C (the OpenCL backend's compiler step, and a
- * check in CI that the dialect stays portable: PoCL builds them on the CPU). */
-#include "opencl.h"
-
+/* Building the shared GPU kernels as OpenCL C: the backend's kernel cache (in memory, per
+ * context), and a check in CI that the dialect stays portable (PoCL builds them on the
+ * CPU). */
 #include "core/gpu_sources.h"
+#include "opencl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Build the assembled sources for dev; on failure log[] holds the build log. */
+static tally_status build_program(const tally__cl_api *cl, cl_context ctx, cl_device_id dev,
+                                  const char *const *srcs, const char *defs, cl_program *out,
+                                  char *log, size_t loglen) {
+  char why[512];
+  *out = NULL;
+  char *text = tally__gpu_assemble("dialect_opencl.h", srcs, why, sizeof why);
+  if (!text) {
+    snprintf(log, loglen, "%s", why);
+    return TALLY_EIO;
+  }
+  const char *src = text;
+  cl_int e;
+  cl_program prog = cl->clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
+  free(text);
+  if (!prog) {
+    snprintf(log, loglen, "clCreateProgramWithSource failed (%d)", (int)e);
+    return TALLY_EBACKEND;
+  }
+  if ((e = cl->clBuildProgram(prog, 1, &dev, defs, NULL, NULL)) != CL_SUCCESS_) {
+    size_t n = 0;
+    cl->clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG_, 0, NULL, &n);
+    char *full = malloc(n + 1);
+    if (full && cl->clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG_, n, full, NULL) == 0) {
+      full[n] = '\0';
+      snprintf(log, loglen, "clBuildProgram failed (%d): %s", (int)e, full);
+    } else {
+      snprintf(log, loglen, "clBuildProgram failed (%d)", (int)e);
+    }
+    free(full);
+    cl->clReleaseProgram(prog);
+    return e == CL_BUILD_PROGRAM_FAILURE_ ? TALLY_ECOMPILE : TALLY_EBACKEND;
+  }
+  *out = prog;
+  return TALLY_OK;
+}
+
+tally_status tally__ocl_kernel_get(tally__ocl_ctx *c, const char *const *srcs, const char *defs,
+                                   const char *entry, cl_kernel *k) {
+  size_t len = strlen(defs) + strlen(entry) + 8;
+  for (const char *const *n = srcs; *n; n++) len += strlen(*n) + 1;
+  char *key = malloc(len);
+  if (!key) return tally__fail(&c->base, TALLY_ENOMEM, "opencl: out of memory");
+  key[0] = '\0';
+  for (const char *const *n = srcs; *n; n++) { strcat(key, *n); strcat(key, ","); }
+  strcat(key, "|");
+  strcat(key, defs);
+  strcat(key, "|");
+  strcat(key, entry);
+  for (tally__ocl_kernel *e = c->kernels; e; e = e->next)
+    if (strcmp(e->key, key) == 0) {
+      free(key);
+      *k = e->kernel;
+      return TALLY_OK;
+    }
+  char *log = malloc(1 << 16);
+  if (!log) { free(key); return tally__fail(&c->base, TALLY_ENOMEM, "opencl: out of memory"); }
+  cl_program prog;
+  /* -w: some compilers (PoCL's clang) print warnings to the process's stderr, and the
+   * library never prints; the CI build test (tally__opencl_build_only) keeps them. */
+  char opts[320];
+  snprintf(opts, sizeof opts, "%s -w", defs);
+  tally_status s = build_program(c->cl, c->ctx, c->dev, srcs, opts, &prog, log, 1 << 16);
+  if (s) {
+    tally__fail(&c->base, s, "opencl:%d:%d (%s): building %s [%s]: %s", c->platform, c->index,
+                c->name, entry, defs, log);
+    free(log);
+    free(key);
+    return s;
+  }
+  free(log);
+  cl_int e;
+  cl_kernel kern = c->cl->clCreateKernel(prog, entry, &e);
+  tally__ocl_kernel *node = kern ? calloc(1, sizeof *node) : NULL;
+  if (!node) {
+    if (kern) c->cl->clReleaseKernel(kern);
+    c->cl->clReleaseProgram(prog);
+    free(key);
+    return kern ? tally__fail(&c->base, TALLY_ENOMEM, "opencl: out of memory")
+                : tally__ocl_fail(c, e, "clCreateKernel");
+  }
+  node->key = key;
+  node->prog = prog;
+  node->kernel = kern;
+  node->next = c->kernels;
+  c->kernels = node;
+  *k = kern;
+  return TALLY_OK;
+}
+
+void tally__ocl_kernels_free(tally__ocl_ctx *c) {
+  while (c->kernels) {
+    tally__ocl_kernel *e = c->kernels;
+    c->kernels = e->next;
+    c->cl->clReleaseKernel(e->kernel);
+    c->cl->clReleaseProgram(e->prog);
+    free(e->key);
+    free(e);
+  }
+}
 
 tally_status tally__opencl_build_only(int platform, int device, const char *const *srcs,
                                       const char *defs, char *log, size_t loglen) {
@@ -42,33 +143,9 @@ tally_status tally__opencl_build_only(int platform, int device, const char *cons
     snprintf(log, loglen, "clCreateContext failed (%d)", (int)e);
     return TALLY_EBACKEND;
   }
-  char *text = tally__gpu_assemble("dialect_opencl.h", srcs, why, sizeof why);
-  if (!text) {
-    cl->clReleaseContext(ctx);
-    snprintf(log, loglen, "%s", why);
-    return TALLY_EIO;
-  }
-  const char *src = text;
-  cl_program prog = cl->clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
-  tally_status s = TALLY_OK;
-  if (!prog) {
-    snprintf(log, loglen, "clCreateProgramWithSource failed (%d)", (int)e);
-    s = TALLY_EBACKEND;
-  } else if ((e = cl->clBuildProgram(prog, 1, &dev, defs, NULL, NULL)) != CL_SUCCESS_) {
-    size_t n = 0;
-    cl->clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG_, 0, NULL, &n);
-    char *full = malloc(n + 1);
-    if (full && cl->clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG_, n, full, NULL) == 0) {
-      full[n] = '\0';
-      snprintf(log, loglen, "clBuildProgram failed (%d): %s", (int)e, full);
-    } else {
-      snprintf(log, loglen, "clBuildProgram failed (%d)", (int)e);
-    }
-    free(full);
-    s = TALLY_ECOMPILE;
-  }
-  if (prog) cl->clReleaseProgram(prog);
+  cl_program prog;
+  tally_status s = build_program(cl, ctx, dev, srcs, defs, &prog, log, loglen);
+  if (!s) cl->clReleaseProgram(prog);
   cl->clReleaseContext(ctx);
-  free(text);
   return s;
 }

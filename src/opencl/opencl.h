@@ -1,10 +1,58 @@
-/* The OpenCL backend's private declarations (issue 4: so far the loader and the kernel
- * build; the backend itself is not yet in the registry). */
+/* The OpenCL backend's private declarations. */
 #ifndef TALLY_OPENCL_H
 #define TALLY_OPENCL_H
 
 #include "cl_api.h"
 #include "core/internal.h"
+#include "core/part.h"
+
+/* A built kernel, kept for the context's life (in-memory cache). */
+typedef struct tally__ocl_kernel {
+  struct tally__ocl_kernel *next;
+  char *key; /* source set + options + entry */
+  cl_program prog;
+  cl_kernel kernel;
+} tally__ocl_kernel;
+
+typedef struct {
+  tally_context base; /* must be first */
+  const tally__cl_api *cl;
+  int platform, index; /* "opencl:P:D" */
+  cl_device_id dev;
+  cl_context ctx;
+  cl_command_queue queue; /* in order: every call ends with the queue drained */
+  char name[128], vendor[64], driver[64], version[64];
+  cl_uint compute_units;
+  cl_bitfield type;
+  size_t max_wg;
+  cl_ulong mem_bytes, local_bytes, max_alloc;
+  int has_fp64;
+  int is_cpu; /* a CPU device: contiguous runs per work-item (RUNS in reduce_best.clh) */
+  int block;   /* work-group size of the reduce kernel (a power of two) */
+  int64_t gmax; /* work-groups per slice at most */
+  tally__ocl_kernel *kernels;
+  /* Scratch, grown on demand and kept. */
+  cl_mem partials; size_t partials_bytes;
+  cl_mem counters; size_t counters_bytes; /* zero between launches */
+  cl_mem results; size_t results_bytes;
+  cl_mem staging[2]; size_t staging_bytes[2]; /* host inputs */
+  cl_mem offsets; size_t offsets_bytes;
+  tally_context *cpu; /* host threads (user reductions), opened when needed */
+} tally__ocl_ctx;
+
+/* Record a failed OpenCL call: TALLY_ENOMEM for allocation failures, else TALLY_EBACKEND;
+ * the message names the call and the error code. */
+tally_status tally__ocl_fail(tally__ocl_ctx *c, cl_int e, const char *what);
+
+/* The kernel `entry` of the dialect sources `srcs` built with `defs` for this device: from
+ * the context's cache or clBuildProgram (TALLY_ECOMPILE carries the build log). */
+tally_status tally__ocl_kernel_get(tally__ocl_ctx *c, const char *const *srcs, const char *defs,
+                                   const char *entry, cl_kernel *k);
+void tally__ocl_kernels_free(tally__ocl_ctx *c);
+
+/* tally_reduce on an OpenCL context (reduce.c). */
+tally_status tally__ocl_reduce(tally_context *ctx, const tally__problem *p, const void *in,
+                               const void *in2, void *out, int64_t s0, int64_t s1, void *ws);
 
 /* Build the dialect sources srcs (NULL-terminated names) with -D definitions defs for
  * device D of platform P. On failure log[] holds the reason or the compiler's log. */

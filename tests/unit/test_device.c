@@ -87,7 +87,24 @@ int main(void) {
     bad("cuda:0", s);
     bad("cuda:x", TALLY_EINVAL);
   }
-  if (!backend_usable("opencl")) bad("opencl", TALLY_EUNSUPPORTED);
+  {
+    /* OpenCL: usable where an ICD and a device with doubles are installed (PoCL in CI);
+     * else no loader (EDRIVER, naming libOpenCL.so.1) or no platform/device (ENODEV). */
+    tally_context *c = NULL;
+    tally_status s = tally_open("opencl", &c);
+    if (backend_usable("opencl"))
+      CHECK(s == TALLY_OK, "tally_open(opencl): %s: %s", tally_status_name(s), tally_errmsg(NULL));
+    else
+      CHECK(s == TALLY_EDRIVER || s == TALLY_ENODEV || s == TALLY_OK,
+            "tally_open(opencl): %s, expected TALLY_EDRIVER or TALLY_ENODEV", tally_status_name(s));
+    CHECK(s != TALLY_EDRIVER || tu_contains(tally_errmsg(NULL), "libOpenCL.so.1"),
+          "message does not name libOpenCL.so.1: %s", tally_errmsg(NULL));
+    tally_close(c);
+    bad("opencl:0", TALLY_EINVAL);
+    bad("opencl:x:y", TALLY_EINVAL);
+    bad("opencl:0:0:0", TALLY_EINVAL);
+    if (s == TALLY_OK) bad("opencl:0:63", TALLY_ENODEV);
+  }
 
   /* $TALLY_DEVICE is used when the device is NULL. */
   tally_context_info info;

@@ -1,9 +1,10 @@
 /* The host's view of a GPU part: the layout of part_t in src/gpu/reduce_part.clh (nine
- * 64-bit words), and its conversion to the CPU's tally__part for finalizing. */
+ * 64-bit words), and its conversions to and from the CPU's tally__part (finalizing, merging on the host). */
 #ifndef TALLY_GPU_PART_H
 #define TALLY_GPU_PART_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "core/part.h"
 
@@ -26,6 +27,18 @@ static inline void tally__gpu_part_to_part(const tally__gpu_part *g, tally__part
   p->k1 = g->k1;
   p->wide = ((unsigned __int128)g->whi << 64) | g->wlo;
   p->nan = (int32_t)(g->nan != 0);
+}
+
+static inline void tally__part_to_gpu_part(const tally__part *p, tally__gpu_part *g) {
+  g->hi = p->hi;
+  g->lo = p->lo;
+  g->n = p->n;
+  g->idx = p->idx;
+  g->k0 = p->k0;
+  g->k1 = p->k1;
+  g->wlo = (uint64_t)p->wide;
+  g->whi = (uint64_t)(p->wide >> 64);
+  g->nan = p->nan;
 }
 
 #endif
