@@ -9,7 +9,9 @@
 #   (ctest -L gpu -LE large: gpu.enomem measures free device memory), the benchmark
 #   (timings), the large inputs (ctest -L large; tally_large cuda).
 # Phase 2, all side by side (16 cores; the kernel cache is warm by then): the conformance
-#   suite on `cuda`, the ladder's conformance per variant, compute-sanitizer memcheck and
+#   suite on `cuda`, the ladder's conformance per variant, the suite (--quick) and the
+#   cl_mem test on NVIDIA's OpenCL ($OCL_NVIDIA, default libnvidia-opencl.so.1: the
+#   machine has no OpenCL vendors file), compute-sanitizer memcheck and
 #   racecheck (--error-exitcode 1) on the device-array test (--quick) and on the suite
 #   (--quick).
 #
@@ -90,8 +92,18 @@ run_bench() {
     "$TALLY" bench $BENCH_ARGS --ops sum,max,argmax,dot --dtypes f32,f64,i32 --sizes 2^28 --json &&
     "$TALLY" bench $BENCH_ARGS --host --ops sum --dtypes f32 --sizes 2^20..2^30:2 --json &&
     "$TALLY" bench $BENCH_ARGS --host-pinned --ops sum --dtypes f32 --sizes 2^20..2^30:2 --json &&
-    "$TALLY" bench $BENCH_ARGS --variants ladder --ops sum --dtypes i32,f32 --sizes 2^22 --json
+    "$TALLY" bench $BENCH_ARGS --variants ladder --ops sum --dtypes i32,f32 --sizes 2^22 --json &&
+    { # Issue 4: the same GPU through NVIDIA's OpenCL, where the machine has it.
+      if OCL_ICD_FILENAMES=$OCL_NVIDIA "$TALLY" info 2>/dev/null | grep -q '^  opencl:.*usable'; then
+        OCL_ICD_FILENAMES=$OCL_NVIDIA "$TALLY" bench --device opencl --ops sum --dtypes f32 \
+          --sizes 2^20..2^28:2 --json
+      else
+        echo "no usable OpenCL device through $OCL_NVIDIA" >&2
+      fi; }
 }
+# NVIDIA's OpenCL driver; the GPU machine has no vendors file (/etc/OpenCL/vendors).
+OCL_NVIDIA=${OCL_NVIDIA:-libnvidia-opencl.so.1}
+export OCL_NVIDIA
 
 # ---------------------------------------------------------------- set-up
 mkdir -p "$OUT" || exit 2
@@ -360,7 +372,7 @@ CONF_ARGS=cuda
 [ "$QUICK" = 1 ] && CONF_ARGS="cuda --quick"
 SAN_STEPS="memcheck-device-arrays racecheck-device-arrays memcheck-conformance racecheck-conformance"
 if [ "$NO_SUITES" = 1 ]; then
-  for s in conformance-cuda conformance-ladder $SAN_STEPS; do skip_step "$s" "--no-suites"; done
+  for s in conformance-cuda conformance-ladder conformance-opencl $SAN_STEPS; do skip_step "$s" "--no-suites"; done
 else
   # The suite runs on any machine (without a GPU it exits 77).
   need "$CONF" conformance-cuda && pstep conformance-cuda tests.log "$T_CONFORMANCE" "'$CONF' $CONF_ARGS"
@@ -368,6 +380,9 @@ else
   if [ -f "$BUILD/CTestTestfile.cmake" ]; then
     pstep conformance-ladder tests.log "$T_CONFORMANCE" "cd '$BUILD' && ctest -L ladder -j 4 --timeout $T_CONFORMANCE"
   fi
+  # The OpenCL backend on NVIDIA's OpenCL (skipped, exit 77, where it cannot be opened).
+  need "$CONF" conformance-opencl && pstep conformance-opencl tests.log "$T_CONFORMANCE" \
+    "OCL_ICD_FILENAMES=$OCL_NVIDIA '$CONF' opencl --quick && OCL_ICD_FILENAMES=$OCL_NVIDIA '$ROOT/$BUILD/tests/gpu/test_opencl_buffers'"
   SAN_WHY=
   if [ "$QUICK" = 1 ]; then SAN_WHY="--quick"
   elif [ "$HAVE_GPU" != 1 ]; then SAN_WHY="no GPU"
