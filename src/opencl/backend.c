@@ -18,17 +18,38 @@ tally_status tally__ocl_fail(tally__ocl_ctx *c, cl_int e, const char *what) {
                      c->index, c->name, (int)e);
 }
 
-/* "", ":P:D": platform and device numbers (every device type, in the platform's order). */
-static tally_status parse_args(const char *args, int *plat, int *dev) {
-  *plat = *dev = 0;
+/* "", ":P:D", ":local=N" or ":P:D,local=N": platform and device numbers (every device
+ * type, in the platform's order) and the work-group size (0: the backend's choice). */
+static tally_status parse_args(const char *args, int *plat, int *dev, int *local) {
+  *plat = *dev = *local = 0;
   if (!*args) return TALLY_OK;
+  const char *rest = args;
   int a = -1, b = -1, used = 0;
-  if (sscanf(args, ":%d:%d%n", &a, &b, &used) != 2 || args[used] || a < 0 || b < 0 || a > 63 ||
-      b > 63)
-    return tally__fail(NULL, TALLY_EINVAL, "device 'opencl%s': expected opencl or opencl:P:D "
-                       "(platform and device numbers, as `tally info` lists them)", args);
-  *plat = a;
-  *dev = b;
+  if (sscanf(rest, ":%d:%d%n", &a, &b, &used) == 2) {
+    if (a < 0 || b < 0 || a > 63 || b > 63) used = -1;
+    rest += used > 0 ? used : 0;
+    if (*rest == ',') rest++;
+    else if (*rest == '\0') used = used > 0 ? used : -1;
+    else used = -1;
+  } else if (strncmp(rest, ":local=", 7) == 0) {
+    rest++;
+    a = b = 0;
+  } else {
+    used = -1;
+  }
+  if (used >= 0 && *rest) {
+    char *end;
+    long v = strncmp(rest, "local=", 6) == 0 ? strtol(rest + 6, &end, 10) : -1;
+    if (v < 1 || v > 65536 || *end || (v & (v - 1))) used = -1;
+    else *local = (int)v;
+  }
+  if (used < 0)
+    return tally__fail(NULL, TALLY_EINVAL, "device 'opencl%s': expected opencl, opencl:P:D "
+                       "(platform and device numbers, as `tally info` lists them), with an "
+                       "optional local=N work-group size (a power of two): opencl:0:0,local=128 "
+                       "or opencl:local=128", args);
+  *plat = a < 0 ? 0 : a;
+  *dev = b < 0 ? 0 : b;
   return TALLY_OK;
 }
 
@@ -83,8 +104,8 @@ static bool has_extension(const tally__cl_api *cl, cl_device_id d, const char *e
 }
 
 static tally_status ocl_open(const char *args, tally_context **out) {
-  int plat, dev;
-  tally_status s = parse_args(args, &plat, &dev);
+  int plat, dev, local;
+  tally_status s = parse_args(args, &plat, &dev, &local);
   if (s) return s;
   char why[512];
   const tally__cl_api *cl = tally__cl_load(why, sizeof why);
@@ -116,10 +137,23 @@ static tally_status ocl_open(const char *args, tally_context **out) {
                                     * short slice should not cost 256 of them */
   while (c->block > 32 && ((size_t)c->block > c->max_wg || (cl_ulong)c->block * 72 + 1024 > c->local_bytes))
     c->block /= 2;
+  if (local) { /* asked for (tally bench --local-sizes): the device must allow it */
+    if ((size_t)local > c->max_wg || (cl_ulong)local * 72 + 1024 > c->local_bytes) {
+      char name[128];
+      snprintf(name, sizeof name, "%s", c->name);
+      size_t wg = c->max_wg;
+      cl_ulong lm = c->local_bytes;
+      free(c);
+      return tally__fail(NULL, TALLY_EUNSUPPORTED, "device 'opencl%s': local=%d is more than %s "
+                         "allows (at most %zu work-items, and %llu bytes of local memory for "
+                         "72 bytes per work-item)", args, local, name, wg, (unsigned long long)lm);
+    }
+    c->block = local;
+  }
   if (c->compute_units < 1) c->compute_units = 1;
   /* A GPU runs many work-groups per compute unit at once (as CUDA's one wave); a CPU
    * device runs one per core at a time, and a few per core even out their finishing. */
-  c->gmax = (int64_t)c->compute_units * ((c->type & CL_DEVICE_TYPE_GPU_) ? 2048 / c->block : 4);
+  c->gmax = (int64_t)c->compute_units * ((c->type & CL_DEVICE_TYPE_GPU_) ? (c->block < 2048 ? 2048 / c->block : 1) : 4);
   cl_int e;
   c->ctx = cl->clCreateContext(NULL, 1, &d, NULL, NULL, &e);
   if (c->ctx) c->queue = cl->clCreateCommandQueue(c->ctx, d, 0, &e);

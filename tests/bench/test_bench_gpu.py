@@ -135,6 +135,25 @@ check(rc == 0 and header and header[0].split()[-1] == "x_first", "ladder header:
 check([b[3] for b in body] == ["sequential", "naive", "best"] and body and body[0][-1] == "1.00",
       "ladder rows in order, the first at 1.00: %s" % body)
 
+# --local-sizes: OpenCL only; each size in turn, then the best per point
+rc, out, err = run("--device", "cpu", "--local-sizes", "32,64", "--sizes", "2^10", *QUICK)
+check(rc == 2 and "--local-sizes" in err and "OpenCL" in err, "--local-sizes on cpu: %r" % err)
+rc, out, err = run("--device", "opencl", "--local-sizes", "48", "--sizes", "2^10", *QUICK)
+check(rc == 2 and "powers of two" in err, "--local-sizes 48: %r" % err)
+rc, out, err = run("--device", "opencl", "--local-sizes", "32,64", "--sizes", "2^10,5000",
+                   "--json", *QUICK)
+if rc == 0:
+    rows = rows_of(out)
+    best = [r for r in rows if r.get("kind") == "local_size_best"]
+    runs = [r for r in rows if "kind" not in r]
+    check(len(runs) == 4 and all(r["backend"] == "opencl" and r["max_rel_err"] <= 1e-6 for r in runs),
+          "--local-sizes runs: %s" % runs)
+    check(len(best) == 2 and all(b["local"] in (32, 64) and b["median_us"] ==
+                                 min(r["median_us"] for r in runs if r["n"] == b["n"])
+                                 for b in best), "--local-sizes best: %s" % best)
+else:  # no OpenCL device here: one clear line
+    check(len(err.strip().splitlines()) == 1 and "opencl" in err, "--local-sizes without OpenCL: %r" % err)
+
 if failures:
     print("%d failure(s)" % len(failures))
     sys.exit(1)

@@ -103,7 +103,19 @@ int main(void) {
     bad("opencl:0", TALLY_EINVAL);
     bad("opencl:x:y", TALLY_EINVAL);
     bad("opencl:0:0:0", TALLY_EINVAL);
-    if (s == TALLY_OK) bad("opencl:0:63", TALLY_ENODEV);
+    bad("opencl:local=100", TALLY_EINVAL); /* not a power of two */
+    bad("opencl:0:0,local=0", TALLY_EINVAL);
+    bad("opencl:0:0,locale=64", TALLY_EINVAL);
+    if (s == TALLY_OK) {
+      bad("opencl:0:63", TALLY_ENODEV);
+      bad("opencl:0:0,local=65536", TALLY_EUNSUPPORTED); /* more work-items than a group has */
+      tally_context *w = NULL;
+      tally_context_info wi;
+      CHECK(tally_open("opencl:local=32", &w) == TALLY_OK && tally_context_describe(w, &wi) == TALLY_OK &&
+                wi.threads == wi.compute_units * 32,
+            "opencl:local=32: %s", tally_errmsg(NULL));
+      tally_close(w);
+    }
   }
 
   /* $TALLY_DEVICE is used when the device is NULL. */

@@ -310,6 +310,28 @@ static void run_peers(const bench_run *r, tally_op op, tally_dtype dt, peer_runs
   }
 }
 
+/* --local-sizes: keep the fastest work-group size of each row. */
+static void note_sweep(const bench_run *r, const bench_point *p) {
+  bench_sweep *sw = r->sweep;
+  for (int k = 0; k < p->nrows; k++) {
+    const bench_row *w = &p->rows[k];
+    bench_sweep_entry *e = NULL;
+    for (int i = 0; i < sw->n && !e; i++)
+      if (sw->e[i].op == p->op && sw->e[i].dt == p->dt && sw->e[i].n == p->n &&
+          strcmp(sw->e[i].variant, w->variant) == 0 && sw->e[i].acc == w->acc)
+        e = &sw->e[i];
+    if (!e) {
+      if (sw->n == BENCH_SWEEP_MAX) return;
+      e = &sw->e[sw->n++];
+      *e = (bench_sweep_entry){p->op, p->dt, p->n, w->variant, w->acc, 0, INFINITY, p->bytes};
+    }
+    if (w->plan.median_us < e->median_us) {
+      e->median_us = w->plan.median_us;
+      e->local = r->local;
+    }
+  }
+}
+
 int bench_gpu_measure_op_dtype(const bench_run *r, tally_op op, tally_dtype dt, tally_dtype rt) {
   const bench_opts *o = r->o;
   peer_runs pr;
@@ -351,6 +373,7 @@ int bench_gpu_measure_op_dtype(const bench_run *r, tally_op op, tally_dtype dt, 
     if (rc == 0) {
       bench_report_point(r, p);
       rows += p->nrows;
+      if (r->sweep) note_sweep(r, p);
     }
   }
   if (rc == 0 && rows == 0)

@@ -48,6 +48,9 @@ const char bench_usage[] =
     "  --flush MIB        each of the L2 flush's two buffers (default 4 x the L2; 0: no\n"
     "                     flush, a warm L2)\n"
     "  --gpu-method       time with the GPU method on any device (a test of the method)\n"
+    "  --local-sizes LIST OpenCL: repeat the run for each work-group size (powers of two,\n"
+    "                     e.g. 32,64,128,256,512,1024; the device string gets local=N)\n"
+    "                     and end with the best size for each op, dtype and length\n"
     "\n"
     "columns: median_us (one call through a plan), GB/s (input bytes / median), probe_GB/s,\n"
     "ratio_probe (GB/s / probe_GB/s), peer (the fastest peer), peer_us, ratio_peer\n"
@@ -170,7 +173,7 @@ static int parse_names(const char *s, int kind, void *out, int *n, int max) {
 
 int bench_opts_parse(int argc, char **argv, bench_opts *o) {
   enum { O_SIZES = 256, O_OPS, O_DTYPES, O_VARIANTS, O_DEVICE, O_ACCURACY, O_NAN, O_REPEAT,
-         O_MINTIME, O_JSON, O_NOPEERS, O_SEED, O_ROUNDS, O_HOST, O_HOST_PINNED, O_GPU_METHOD, O_FLUSH };
+         O_MINTIME, O_JSON, O_NOPEERS, O_SEED, O_ROUNDS, O_HOST, O_HOST_PINNED, O_GPU_METHOD, O_FLUSH, O_LOCAL };
   static const struct option longopts[] = {
       {"sizes", required_argument, NULL, O_SIZES},       {"ops", required_argument, NULL, O_OPS},
       {"dtypes", required_argument, NULL, O_DTYPES},     {"variants", required_argument, NULL, O_VARIANTS},
@@ -181,6 +184,7 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
       {"rounds", required_argument, NULL, O_ROUNDS},     {"help", no_argument, NULL, 'h'},
       {"host", no_argument, NULL, O_HOST},               {"host-pinned", no_argument, NULL, O_HOST_PINNED},
       {"gpu-method", no_argument, NULL, O_GPU_METHOD},   {"flush", required_argument, NULL, O_FLUSH},
+      {"local-sizes", required_argument, NULL, O_LOCAL},
       {NULL, 0, NULL, 0},
   };
   memset(o, 0, sizeof *o);
@@ -257,6 +261,22 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
     case O_HOST: o->host = 1; break;
     case O_HOST_PINNED: o->host = 2; break;
     case O_GPU_METHOD: o->gpu_method = 1; break;
+    case O_LOCAL: {
+      o->nlocal = 0;
+      char *copy = strdup(optarg), *save = NULL;
+      int bad = !copy;
+      for (char *it = copy ? strtok_r(copy, ",", &save) : NULL; it && !bad; it = strtok_r(NULL, ",", &save)) {
+        long long w;
+        if (cli_parse_i64(it, 1, 65536, &w) != 0 || (w & (w - 1)) || o->nlocal == 16) bad = 1;
+        else o->local_sizes[o->nlocal++] = (int)w;
+      }
+      free(copy);
+      if (bad || o->nlocal == 0) {
+        cli_error("--local-sizes: %s: expected up to 16 powers of two, 1..65536, e.g. 32,64,128", optarg);
+        return CLI_EXIT_USAGE;
+      }
+      break;
+    }
     case O_FLUSH:
       if (cli_parse_i64(optarg, 0, 1 << 20, &v) != 0) {
         cli_error("--flush: %s: expected MiB, 0..1048576", optarg);

@@ -29,6 +29,8 @@ typedef struct {
   int host;            /* --host: input in host memory (streamed over PCIe); 2: --host-pinned */
   int gpu_method;      /* --gpu-method: the GPU method on any device (for testing) */
   int64_t flush_bytes; /* --flush MIB: each of the L2 flush's buffers; -1: 4 x L2 */
+  int local_sizes[16];  /* --local-sizes (OpenCL): work-group sizes to sweep */
+  int nlocal;
 } bench_opts;
 
 extern const char bench_usage[];

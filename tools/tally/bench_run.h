@@ -17,9 +17,27 @@
 #define BENCH_MAX_VARIANTS 32
 #define BENCH_MAX_ROWS (2 * BENCH_MAX_VARIANTS)
 
+/* --local-sizes: the best work-group size seen for each (op, dtype, n, variant, accuracy). */
+#define BENCH_SWEEP_MAX 1024
+typedef struct {
+  tally_op op;
+  tally_dtype dt;
+  int64_t n;
+  const char *variant;
+  tally_accuracy acc;
+  int local;
+  double median_us, bytes;
+} bench_sweep_entry;
+typedef struct {
+  bench_sweep_entry e[BENCH_SWEEP_MAX];
+  int n;
+} bench_sweep;
+
 typedef struct {
   const bench_opts *o;
   tally_context *ctx;
+  int local;           /* --local-sizes: this run's work-group size */
+  bench_sweep *sweep;  /* --local-sizes: where each point's rows are noted, else NULL */
   tally_context_info info;
   const char *variants[BENCH_MAX_VARIANTS]; /* the library's strings */
   int nvariants;

@@ -110,36 +110,38 @@ static int measure_op_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
   return rc;
 }
 
-int tally_cmd_bench(int argc, char **argv) {
-  bench_opts o;
-  int rc = bench_opts_parse(argc, argv, &o);
-  if (rc >= 0) return rc;
+/* One whole run on `device` (NULL: $TALLY_DEVICE, else auto). */
+static int run_on(bench_opts *o, const char *device, int local, bench_sweep *sweep) {
   bench_run r;
   memset(&r, 0, sizeof r);
-  r.o = &o;
-  tally_status st = tally_open(o.device, &r.ctx);
-  if (st != TALLY_OK) {
-    bench_opts_free(&o);
-    return cli_lib_error(NULL, st);
-  }
+  r.o = o;
+  r.local = local;
+  r.sweep = sweep;
+  int rc;
+  tally_status st = tally_open(device, &r.ctx);
+  if (st != TALLY_OK) return cli_lib_error(NULL, st);
   if ((st = tally_context_describe(r.ctx, &r.info)) != TALLY_OK) {
     rc = cli_lib_error(r.ctx, st);
   } else if (resolve_variants(&r) != 0) {
     rc = CLI_EXIT_USAGE;
-  } else if (o.host && !is_gpu(&r)) {
+  } else if (o->host && !is_gpu(&r)) {
     cli_error("--host: only for GPU devices (%s reads host memory anyway)", r.info.backend);
+    rc = CLI_EXIT_USAGE;
+  } else if (sweep && strcmp(r.info.backend, "opencl") != 0) {
+    cli_error("--local-sizes: only for OpenCL devices (this is %s)", r.info.backend);
     rc = CLI_EXIT_USAGE;
   } else if ((r.gpu = is_gpu(&r)) && bench_gpu_init(&r) != 0) {
     rc = CLI_EXIT_FAIL;
   } else {
     bench_utc_date(r.date, sizeof r.date);
-    if (!o.no_peers && !r.gpu) numpy_peer_find(&r.numpy);
+    if (!o->no_peers && !r.gpu) numpy_peer_find(&r.numpy);
+    if (sweep && !o->json) printf("# work-group size %d (device %s)\n", local, device);
     bench_report_header(&r);
     int measured = 0;
     rc = 0;
-    for (int i = 0; i < o.nops && rc == 0; i++) {
-      for (int k = 0; k < o.ndtypes && rc == 0; k++) {
-        int x = measure_op_dtype(&r, o.ops[i], o.dtypes[k]);
+    for (int i = 0; i < o->nops && rc == 0; i++) {
+      for (int k = 0; k < o->ndtypes && rc == 0; k++) {
+        int x = measure_op_dtype(&r, o->ops[i], o->dtypes[k]);
         if (x < 0) rc = CLI_EXIT_FAIL;
         else if (x == 0) measured++;
       }
@@ -151,6 +153,55 @@ int tally_cmd_bench(int argc, char **argv) {
   }
   if (r.gpu) bench_gpu_free(&r);
   tally_close(r.ctx);
+  return rc;
+}
+
+/* --local-sizes: each work-group size in turn (the device string gets local=N), then the
+ * best size of each point. */
+static int sweep_local(bench_opts *o) {
+  const char *base = o->device;
+  if (!base || !*base) base = getenv("TALLY_DEVICE");
+  if (!base || !*base) base = "opencl";
+  if (strncmp(base, "opencl", 6) != 0) {
+    cli_error("--local-sizes: only for OpenCL devices (--device %s)", base);
+    return CLI_EXIT_USAGE;
+  }
+  bench_sweep *sw = calloc(1, sizeof *sw);
+  if (!sw) return cli_error("out of memory"), CLI_EXIT_FAIL;
+  int rc = 0;
+  for (int i = 0; i < o->nlocal && rc == 0; i++) {
+    char dev[160];
+    snprintf(dev, sizeof dev, "%s%slocal=%d", base, strchr(base, ':') ? "," : ":", o->local_sizes[i]);
+    rc = run_on(o, dev, o->local_sizes[i], sw);
+  }
+  if (rc == 0) {
+    if (!o->json) printf("# the best work-group size of each point\n%-13s %-6s %10s %-10s %-8s %6s %12s %9s\n",
+                         "op", "dtype", "n", "variant", "acc", "local", "median_us", "GB/s");
+    for (int i = 0; i < sw->n; i++) {
+      const bench_sweep_entry *e = &sw->e[i];
+      char n[32];
+      bench_format_n(n, sizeof n, e->n);
+      double gbps = e->bytes / (e->median_us * 1e3);
+      if (o->json)
+        printf("{\"kind\":\"local_size_best\",\"op\":\"%s\",\"dtype\":\"%s\",\"n\":%lld,"
+               "\"variant\":\"%s\",\"accuracy\":\"%s\",\"local\":%d,\"median_us\":%g,\"gbps\":%g}\n",
+               tally_op_name(e->op), tally_dtype_name(e->dt), (long long)e->n, e->variant,
+               bench_acc_name(e->acc), e->local, e->median_us, gbps);
+      else
+        printf("%-13s %-6s %10s %-10s %-8s %6d %12.3f %9.2f\n", tally_op_name(e->op),
+               tally_dtype_name(e->dt), n, e->variant, bench_acc_name(e->acc), e->local,
+               e->median_us, gbps);
+    }
+  }
+  free(sw);
+  return rc;
+}
+
+int tally_cmd_bench(int argc, char **argv) {
+  bench_opts o;
+  int rc = bench_opts_parse(argc, argv, &o);
+  if (rc >= 0) return rc;
+  rc = o.nlocal ? sweep_local(&o) : run_on(&o, o.device, 0, NULL);
   bench_opts_free(&o);
   return rc;
 }
