@@ -2,6 +2,7 @@
  * the context (CUmodule per source set and options) and on disk ($TALLY_CACHE_DIR, else
  * $XDG_CACHE_HOME/tally, else ~/.cache/tally), keyed by a hash of the source text, the
  * options, the architecture, the driver and NVRTC versions. */
+#include "core/disk_cache.h"
 #include "core/gpu_sources.h"
 #include "cuda_ctx.h"
 
@@ -14,66 +15,17 @@
 
 /* ------------------------------------------------------------ disk cache */
 
-static int cache_dir(char *dir, size_t len) {
-  const char *env = getenv("TALLY_CACHE_DIR");
-  if (env && strcmp(env, "off") == 0) return 0;
-  if (env && *env) snprintf(dir, len, "%s", env);
-  else if (getenv("XDG_CACHE_HOME") && *getenv("XDG_CACHE_HOME"))
-    snprintf(dir, len, "%s/tally", getenv("XDG_CACHE_HOME"));
-  else if (getenv("HOME") && *getenv("HOME"))
-    snprintf(dir, len, "%s/.cache/tally", getenv("HOME"));
-  else return 0;
-  /* Create the directory (and its parent) if needed; failure just means no disk cache. */
-  char parent[1024];
-  snprintf(parent, sizeof parent, "%s", dir);
-  char *slash = strrchr(parent, '/');
-  if (slash && slash != parent) { *slash = '\0'; mkdir(parent, 0700); }
-  mkdir(dir, 0700);
-  struct stat st;
-  return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static void *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long sz = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  void *m = sz > 0 ? malloc((size_t)sz) : NULL;
-  if (m && fread(m, 1, (size_t)sz, f) != (size_t)sz) { free(m); m = NULL; }
-  fclose(f);
-  if (m) *size = (size_t)sz;
-  return m;
-}
-
-static void write_file_atomic(const char *path, const void *data, size_t size) {
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return;
-  int ok = fwrite(data, 1, size, f) == size;
-  ok &= fclose(f) == 0;
-  if (ok) rename(tmp, path);
-  else remove(tmp);
-}
-
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < n; i++) { h ^= p[i]; h *= 0x100000001b3ULL; }
-  return h;
-}
-
 /* The disk cache's file for a kernel text: everything that changes the machine code. */
 static int cache_path(const char *text, const char *defs, const char *arch, int driver,
                       int nv_major, int nv_minor, char *path, size_t len) {
   char dir[900];
-  if (!cache_dir(dir, sizeof dir)) return 0;
+  if (!tally__cache_dir(dir, sizeof dir)) return 0;
   uint64_t h = 0xcbf29ce484222325ULL;
-  h = fnv1a(h, text, strlen(text));
-  h = fnv1a(h, defs, strlen(defs));
-  h = fnv1a(h, arch, strlen(arch));
+  h = tally__fnv1a(h, text, strlen(text));
+  h = tally__fnv1a(h, defs, strlen(defs));
+  h = tally__fnv1a(h, arch, strlen(arch));
   int vers[3] = {driver, nv_major, nv_minor};
-  h = fnv1a(h, vers, sizeof vers);
+  h = tally__fnv1a(h, vers, sizeof vers);
   snprintf(path, len, "%s/%016llx.cubin", dir, (unsigned long long)h);
   return 1;
 }
@@ -165,7 +117,7 @@ tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
     return TALLY_OK;
   }
   tally_status s = nvrtc_compile(nv, text, defs, arch, &bin, &size, log, loglen);
-  if (!s && cached) write_file_atomic(path, bin, size);
+  if (!s && cached) tally__cache_write(path, bin, size);
   free(text);
   free(bin);
   return s;
@@ -206,7 +158,7 @@ static tally_status module_get(tally__cuda_ctx *c, const char *const *srcs, cons
   int disk = cache_path(text, defs, c->arch, c->driver, c->nvrtc_major, c->nvrtc_minor, path,
                         sizeof path);
   size_t size = 0;
-  void *bin = disk ? read_file(path, &size) : NULL;
+  void *bin = disk ? tally__cache_read(path, &size) : NULL;
   CUmodule mod = NULL;
   if (bin && c->cu->cuModuleLoadData(&mod, bin) != 0) { /* stale or damaged: rebuild */
     free(bin);
@@ -229,7 +181,7 @@ static tally_status module_get(tally__cuda_ctx *c, const char *const *srcs, cons
       free(key);
       return tally__cuda_fail(c, r, "cuModuleLoadData");
     }
-    if (disk) write_file_atomic(path, bin, size);
+    if (disk) tally__cache_write(path, bin, size);
   }
   free(bin);
   free(text);

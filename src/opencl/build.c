@@ -1,6 +1,8 @@
 /* Building the shared GPU kernels as OpenCL C: the backend's kernel cache (in memory, per
- * context), and a check in CI that the dialect stays portable (PoCL builds them on the
- * CPU). */
+ * context; on disk as program binaries keyed by the text, the options, the device and its
+ * driver, in the CUDA backend's cache folder), and a check in CI that the dialect stays
+ * portable (PoCL builds them on the CPU). */
+#include "core/disk_cache.h"
 #include "core/gpu_sources.h"
 #include "opencl.h"
 
@@ -8,26 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Build the assembled sources for dev; on failure log[] holds the build log. */
-static tally_status build_program(const tally__cl_api *cl, cl_context ctx, cl_device_id dev,
-                                  const char *const *srcs, const char *defs, cl_program *out,
-                                  char *log, size_t loglen) {
-  char why[512];
+/* Build `text` for dev; on failure log[] holds the build log. */
+static tally_status build_text(const tally__cl_api *cl, cl_context ctx, cl_device_id dev,
+                               const char *text, const char *opts, cl_program *out, char *log,
+                               size_t loglen) {
   *out = NULL;
-  char *text = tally__gpu_assemble("dialect_opencl.h", srcs, why, sizeof why);
-  if (!text) {
-    snprintf(log, loglen, "%s", why);
-    return TALLY_EIO;
-  }
-  const char *src = text;
   cl_int e;
-  cl_program prog = cl->clCreateProgramWithSource(ctx, 1, &src, NULL, &e);
-  free(text);
+  cl_program prog = cl->clCreateProgramWithSource(ctx, 1, &text, NULL, &e);
   if (!prog) {
     snprintf(log, loglen, "clCreateProgramWithSource failed (%d)", (int)e);
     return TALLY_EBACKEND;
   }
-  if ((e = cl->clBuildProgram(prog, 1, &dev, defs, NULL, NULL)) != CL_SUCCESS_) {
+  if ((e = cl->clBuildProgram(prog, 1, &dev, opts, NULL, NULL)) != CL_SUCCESS_) {
     size_t n = 0;
     cl->clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG_, 0, NULL, &n);
     char *full = malloc(n + 1);
@@ -43,6 +37,60 @@ static tally_status build_program(const tally__cl_api *cl, cl_context ctx, cl_de
   }
   *out = prog;
   return TALLY_OK;
+}
+
+/* The assembled sources built for dev. */
+static tally_status build_program(const tally__cl_api *cl, cl_context ctx, cl_device_id dev,
+                                  const char *const *srcs, const char *opts, cl_program *out,
+                                  char *log, size_t loglen) {
+  char why[512];
+  *out = NULL;
+  char *text = tally__gpu_assemble("dialect_opencl.h", srcs, why, sizeof why);
+  if (!text) {
+    snprintf(log, loglen, "%s", why);
+    return TALLY_EIO;
+  }
+  tally_status s = build_text(cl, ctx, dev, text, opts, out, log, loglen);
+  free(text);
+  return s;
+}
+
+/* The disk cache's file for a program: the text, the options, the device, its driver. */
+static int cache_path(const tally__ocl_ctx *c, const char *text, const char *opts, char *path,
+                      size_t len) {
+  char dir[900];
+  if (!tally__cache_dir(dir, sizeof dir)) return 0;
+  uint64_t h = 0xcbf29ce484222325ULL;
+  const char *parts[] = {text, opts, c->name, c->vendor, c->driver, c->version};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    h = tally__fnv1a(tally__fnv1a(h, parts[i], strlen(parts[i])), "|", 1);
+  snprintf(path, len, "%s/ocl-%016llx.bin", dir, (unsigned long long)h);
+  return 1;
+}
+
+/* A program from the disk cache (its binary, built), or NULL. */
+static cl_program from_cache(const tally__ocl_ctx *c, const char *path, const char *opts) {
+  size_t size = 0;
+  unsigned char *bin = tally__cache_read(path, &size);
+  if (!bin) return NULL;
+  cl_int st = 0, e;
+  const unsigned char *b = bin;
+  cl_program prog = c->cl->clCreateProgramWithBinary(c->ctx, 1, &c->dev, &size, &b, &st, &e);
+  free(bin);
+  if (prog && (st != CL_SUCCESS_ || c->cl->clBuildProgram(prog, 1, &c->dev, opts, NULL, NULL))) {
+    c->cl->clReleaseProgram(prog); /* stale or foreign: build from source */
+    prog = NULL;
+  }
+  return prog;
+}
+
+static void to_cache(const tally__ocl_ctx *c, const char *path, cl_program prog) {
+  size_t size = 0;
+  if (c->cl->clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES_, sizeof size, &size, NULL) || !size) return;
+  unsigned char *bin = malloc(size);
+  if (bin && !c->cl->clGetProgramInfo(prog, CL_PROGRAM_BINARIES_, sizeof bin, &bin, NULL))
+    tally__cache_write(path, bin, size);
+  free(bin);
 }
 
 tally_status tally__ocl_kernel_get(tally__ocl_ctx *c, const char *const *srcs, const char *defs,
@@ -63,14 +111,28 @@ tally_status tally__ocl_kernel_get(tally__ocl_ctx *c, const char *const *srcs, c
       *k = e->kernel;
       return TALLY_OK;
     }
-  char *log = malloc(1 << 16);
-  if (!log) { free(key); return tally__fail(&c->base, TALLY_ENOMEM, "opencl: out of memory"); }
-  cl_program prog;
+  char *log = malloc(1 << 16), why[512];
   /* -w: some compilers (PoCL's clang) print warnings to the process's stderr, and the
    * library never prints; the CI build test (tally__opencl_build_only) keeps them. */
   char opts[320];
   snprintf(opts, sizeof opts, "%s -w", defs);
-  tally_status s = build_program(c->cl, c->ctx, c->dev, srcs, opts, &prog, log, 1 << 16);
+  char *text = log ? tally__gpu_assemble("dialect_opencl.h", srcs, why, sizeof why) : NULL;
+  if (!text) {
+    tally_status f = log ? tally__fail(&c->base, TALLY_EIO, "opencl: %s", why)
+                         : tally__fail(&c->base, TALLY_ENOMEM, "opencl: out of memory");
+    free(log);
+    free(key);
+    return f;
+  }
+  char path[1024];
+  int disk = cache_path(c, text, opts, path, sizeof path);
+  cl_program prog = disk ? from_cache(c, path, opts) : NULL;
+  tally_status s = TALLY_OK;
+  if (!prog) {
+    s = build_text(c->cl, c->ctx, c->dev, text, opts, &prog, log, 1 << 16);
+    if (!s && disk) to_cache(c, path, prog);
+  }
+  free(text);
   if (s) {
     tally__fail(&c->base, s, "opencl:%d:%d (%s): building %s [%s]: %s", c->platform, c->index,
                 c->name, entry, defs, log);

@@ -45,6 +45,8 @@ enum {
   CL_DEVICE_VERSION_ = 0x102F,
   CL_DEVICE_EXTENSIONS_ = 0x1030,
   CL_PROGRAM_BUILD_LOG_ = 0x1183,
+  CL_PROGRAM_BINARY_SIZES_ = 0x1165,
+  CL_PROGRAM_BINARIES_ = 0x1166,
 };
 #define CL_DEVICE_TYPE_ALL_ 0xFFFFFFFFu
 
@@ -62,6 +64,10 @@ enum {
     (cl_program, cl_uint, const cl_device_id *, const char *, void *, void *))             \
   X(cl_int, clGetProgramBuildInfo, (cl_program, cl_device_id, cl_uint, size_t, void *, size_t *)) \
   X(cl_int, clReleaseProgram, (cl_program))                                                \
+  X(cl_program, clCreateProgramWithBinary, (cl_context, cl_uint, const cl_device_id *,      \
+                                            const size_t *, const unsigned char **, cl_int *, \
+                                            cl_int *))                                      \
+  X(cl_int, clGetProgramInfo, (cl_program, cl_uint, size_t, void *, size_t *))            \
   X(cl_command_queue, clCreateCommandQueue, (cl_context, cl_device_id, cl_bitfield, cl_int *)) \
   X(cl_int, clReleaseCommandQueue, (cl_command_queue))                                     \
   X(cl_mem, clCreateBuffer, (cl_context, cl_bitfield, size_t, void *, cl_int *))          \

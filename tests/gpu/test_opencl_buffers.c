@@ -7,7 +7,9 @@
  * different buffers never count as overlapping (their handles are not addresses), the same
  * buffer as input and output does; negative strides that reach before a buffer's first
  * byte are refused with TALLY_EINVAL; a kernel source that does not compile
- * ($TALLY_KERNEL_DIR) gives TALLY_ECOMPILE with the compiler's log, naming file and line.
+ * ($TALLY_KERNEL_DIR) gives TALLY_ECOMPILE with the compiler's log, naming file and line;
+ * a build lands in the disk cache ($TALLY_CACHE_DIR) as ocl-*.bin, and a damaged cache
+ * file is built again from source, with the same result.
  * Fresh random data (seed logged), outputs poisoned.
  * Integers and extrema bit for bit; float sums within 1e-12 relative of the cpu result
  * (both are within their documented bounds of the exact value, f64 accumulations).
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "rng.h"
@@ -103,6 +106,61 @@ static void one(const char *what, tally_op op, tally_array a, const void *h2, si
   tally_mem_free(dev, dout);
   free(want);
   free(got);
+}
+
+/* The program binaries' disk cache: filled, then damaged, then refilled; results right. */
+static int sum_100(const char *device, float *r) {
+  tally_context *c = NULL;
+  if (tally_open(device, &c) != TALLY_OK) return -1;
+  float x[100];
+  for (int i = 0; i < 100; i++) x[i] = (float)i;
+  tally_array in = tally_array_1d(x, TALLY_F32, 100), out = tally_array_1d(r, TALLY_F32, 1);
+  tally_status s = tally_reduce(c, TALLY_SUM, &in, NULL, &out, NULL);
+  tally_close(c);
+  return s == TALLY_OK ? 0 : -1;
+}
+
+static int cache_files(const char *dir, int damage) {
+  int n = 0;
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strncmp(e->d_name, "ocl-", 4) != 0) continue;
+    n++;
+    if (damage) {
+      char path[1024];
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      FILE *f = fopen(path, "wb");
+      if (f) fputs("not a program binary", f), fclose(f);
+    }
+  }
+  if (d) closedir(d);
+  return n;
+}
+
+static void disk_cache(const char *device) {
+  char dir[] = "/tmp/tally_ocl_cache_XXXXXX";
+  if (!mkdtemp(dir)) { CHECK(0, "mkdtemp failed"); return; }
+  const char *old = getenv("TALLY_CACHE_DIR");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("TALLY_CACHE_DIR", dir, 1);
+  float r = 0;
+  CHECK(sum_100(device, &r) == 0 && r == 4950.0f, "sum with an empty cache: %g", r);
+  CHECK(cache_files(dir, 1) >= 1, "no ocl-*.bin in %s after a build", dir);
+  r = 0;
+  CHECK(sum_100(device, &r) == 0 && r == 4950.0f, "sum with a damaged cache file: %g", r);
+  r = 0;
+  CHECK(sum_100(device, &r) == 0 && r == 4950.0f, "sum from the rebuilt cache file: %g", r);
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (e->d_name[0] != '.') remove(path);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
+  if (saved) setenv("TALLY_CACHE_DIR", saved, 1);
+  else unsetenv("TALLY_CACHE_DIR");
+  free(saved);
 }
 
 /* Copy src/gpu to a temporary folder with one line broken, point $TALLY_KERNEL_DIR at it,
@@ -220,6 +278,7 @@ int main(int argc, char **argv) {
   tally_mem_free(dev, b);
   tally_close(dev);
   compile_error(device);
+  disk_cache(device);
   tally_close(cpu);
   printf("%s: test_opencl_buffers on %s: %d checks, %d failures (seed %" PRIu64 ")\n",
          failures ? "FAILED" : "PASSED", device, checks, failures, seed);
