@@ -2,9 +2,6 @@
  * $TALLY_KERNEL_DIR's, assembled after a backend's prelude. Shared by CUDA and OpenCL. */
 #include "gpu_sources.h"
 
-#include "internal.h"
-#include "part.h"
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,50 +63,4 @@ char *tally__gpu_assemble(const char *prelude_name, const char *const *srcs, cha
     }
   }
   return all;
-}
-
-
-void tally__gpu_defs(const void *problem, int fam_, int contig, int block, char *defs, size_t len) {
-  const tally__problem *p = problem;
-  tally__family fam = (tally__family)fam_;
-  bool is_int = tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;
-  int two_d = !p->offsets && p->rows > 1;
-  snprintf(defs, len,
-           "-DDT=%d -DFAM=%d -DIGN=%d -DFAST=%d -DEXACT=%d -DSQUARE=%d -DHAS_Y=%d -DCONTIG=%d "
-           "-DTWO_D=%d -DORDERED=%d -DBLOCK=%d",
-           (int)p->dtype, (int)fam, p->opt.nan == TALLY_NAN_IGNORE && !is_int,
-           /* Flags that change nothing are 0, so that no kernel is compiled twice: FAST
-            * matters only for f64 sums and dots (narrower floats are summed in f64 either
-            * way), EXACT only for integer sums and dots, SQUARE only for dots. */
-           p->opt.accuracy == TALLY_ACCURACY_FAST && p->dtype == TALLY_F64 &&
-               (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT),
-           is_int && (p->op == TALLY_MEAN || p->op == TALLY_NORM2) &&
-               (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT),
-           (p->op == TALLY_SUMSQ || p->op == TALLY_NORM2) && fam == TALLY__FAM_DOT,
-           tally__op_binary(p->op), contig, two_d, fam == TALLY__FAM_AFFINE, block);
-}
-
-/* The element span [lo, hi] (offsets from element 0, in elements) that input `which`
- * (0: in, 1: in2) of p touches. */
-void tally__input_span(const void *problem, int which, int64_t *lo, int64_t *hi) {
-  const tally__problem *p = problem;
-  int64_t a = 0, b = 0;
-#define ADD(count, stride)                                        \
-  do {                                                            \
-    int64_t e_ = ((count) > 0 ? (count) - 1 : 0) * (stride);      \
-    if (e_ < 0) a += e_; else b += e_;                            \
-  } while (0)
-  if (p->offsets) {
-    int64_t o0 = p->offsets[0], o1 = p->offsets[p->nslices];
-    int64_t e0 = o0 * p->cstride[which], e1 = (o1 > o0 ? o1 - 1 : o0) * p->cstride[which];
-    a = e0 < e1 ? e0 : e1;
-    b = e0 < e1 ? e1 : e0;
-  } else {
-    ADD(p->nslices, p->slice_stride[which]);
-    ADD(p->rows, p->rstride[which]);
-    ADD(p->cols, p->cstride[which]);
-  }
-#undef ADD
-  *lo = a;
-  *hi = b;
 }

@@ -1,5 +1,6 @@
 /* The CUDA backend: contexts from "cuda[:K]", device description, device memory, the
  * vtable. The driver and NVRTC are loaded at run time (loader.c). */
+#include "core/gpu_host.h"
 #include "cuda_ctx.h"
 #include "variants.h"
 
@@ -127,26 +128,9 @@ static void cuda_close(tally_context *ctx) {
   free(c);
 }
 
-/* A user reduction's combine function is host code: it runs on the host's threads, on a
- * CPU context this context keeps (host data only). */
-tally_status tally__cuda_cpu(tally__cuda_ctx *c, tally_context **cpu) {
-  if (!c->cpu) {
-    tally_status s = tally__cpu_backend.open("", &c->cpu);
-    if (s) return tally__fail(&c->base, s, "host threads for the cuda backend: %s", tally_errmsg(NULL));
-  }
-  *cpu = c->cpu;
-  return TALLY_OK;
-}
-
 static tally_status cuda_reduce_user(tally_context *ctx, const tally_user_op *uop,
                                      const void *data, int64_t n, int64_t stride, void *out) {
-  tally__cuda_ctx *c = (tally__cuda_ctx *)ctx;
-  tally_context *cpu = NULL;
-  tally_status s = tally__cuda_cpu(c, &cpu);
-  if (s) return s;
-  s = tally__cpu_backend.reduce_user(cpu, uop, data, n, stride, out);
-  if (s) tally__fail(ctx, s, "%s", c->cpu->errmsg);
-  return s;
+  return tally__host_reduce_user(ctx, &((tally__cuda_ctx *)ctx)->cpu, uop, data, n, stride, out);
 }
 
 static tally_status cuda_describe(const tally_context *ctx, tally_context_info *info) {

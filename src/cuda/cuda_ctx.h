@@ -48,9 +48,6 @@ typedef struct {
   CUfunction gmax_fn; int64_t gmax; /* tally__cuda_gmax's last answer */
 } tally__cuda_ctx;
 
-/* The CPU context of c, opened on first use (host-side work of the CUDA backend). */
-tally_status tally__cuda_cpu(tally__cuda_ctx *c, tally_context **cpu);
-
 /* Make the context's device current on this thread for the scope of a call. */
 tally_status tally__cuda_enter(tally__cuda_ctx *c);
 void tally__cuda_leave(tally__cuda_ctx *c);

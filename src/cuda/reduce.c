@@ -5,11 +5,10 @@
 #include "cuda_ctx.h"
 #include "core/finalize.h"
 #include "core/gpu_part.h"
-#include "core/gpu_sources.h"
+#include "core/gpu_host.h"
 #include "variants.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +113,7 @@ static int64_t slice_len(const tally__problem *p, int64_t k) {
 
 /* -D definitions for the kernel (core/gpu_sources.c). */
 void tally__cuda_defs(const tally__problem *p, tally__family fam, int contig, char *defs, size_t len) {
-  tally__gpu_defs(p, (int)fam, contig, BLOCK, defs, len);
+  tally__gpu_defs(p, fam, contig, BLOCK, defs, len);
 }
 
 tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, tally__family fam,
@@ -254,28 +253,10 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
 
 /* ------------------------------------------------------------ NORM2 of f64 */
 
-typedef struct {
-  job_t *j;
-  int64_t k;
-  tally_status st;
-} norm2_env;
-
-/* The plain sum of squares overflowed or lost bits to underflow: find max|x| (a MINMAX
- * pass), scale by a power of two that brings it near 1, and sum again. */
-static double norm2_rescale(void *arg, double ss) {
-  norm2_env *e = arg;
-  if (!tally__norm2_needs_rescue(ss)) return sqrt(ss);
-  if (ss == 0.0 && slice_len(e->j->p, e->k) == 0) return 0.0;
-  tally__gpu_part g;
-  tally__part part;
-  if ((e->st = launch_slices(e->j, TALLY__FAM_MINMAX, e->k, e->k + 1, 1.0, &g))) return NAN;
-  tally__gpu_part_to_part(&g, &part);
-  double answer;
-  int ex;
-  if (!tally__norm2_scale(&part, e->j->p->opt.nan == TALLY_NAN_IGNORE, &answer, &ex)) return answer;
-  if ((e->st = launch_slices(e->j, TALLY__FAM_DOT, e->k, e->k + 1, ldexp(1.0, -ex), &g))) return NAN;
-  tally__gpu_part_to_part(&g, &part);
-  return tally__norm2_unscale(tally__pair_value(&part), ex);
+/* One slice, for the rescue (core/gpu_host.c). */
+static tally_status launch_one(void *job, tally__family fam, int64_t k, double scale,
+                               tally__gpu_part *out) {
+  return launch_slices(job, fam, k, k + 1, scale, out);
 }
 
 /* ------------------------------------------------------------ the driver */
@@ -384,8 +365,8 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   }
   if (p->out_mem == TALLY_MEM_DEVICE) {
     /* Finalize into a host copy of the output's span (gaps kept), then write it back. */
-    int64_t a = (p->nslices - 1) * s0, b = (p->width - 1) * s1;
-    int64_t lo = (a < 0 ? a : 0) + (b < 0 ? b : 0), hi = (a > 0 ? a : 0) + (b > 0 ? b : 0);
+    int64_t lo, hi;
+    tally__out_span(p, s0, s1, &lo, &hi);
     out_lo = lo;
     out_bytes = (size_t)((hi - lo + 1) * rs);
     out_copy = malloc(out_bytes);
@@ -407,13 +388,7 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
     s = v.ladder ? tally__ladder_run(c, p, v.ladder, j.x, j.y, k0, k1, parts)
                  : run_best(&j, k0, k1, parts);
     if (s) break;
-    for (int64_t k = k0; k < k1 && !s; k++) {
-      norm2_env env = {&j, k, TALLY_OK};
-      s = tally__finalize(ctx, p, k, slice_len(p, k), &parts[k - k0], out_host, k * s0, s1,
-                          norm2_rescale, &env);
-      if (!s && env.st) s = env.st;
-    }
-    if (p->opt.progress) p->opt.progress(k1, p->nslices, p->opt.progress_user);
+    s = tally__gpu_finalize_slices(ctx, p, k0, k1, parts, out_host, s0, s1, launch_one, &j);
   }
   if (!s && out_copy) {
     CUresult r = c->cu->cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)out + (CUdeviceptr)(out_lo * rs),

@@ -15,6 +15,7 @@
  * in place (cuMemHostRegister) 2-18 GB/s. So a pageable input streams at the host's
  * memcpy speed, and a pinned one at the DMA's. */
 #include "cpu/cpu.h"
+#include "core/gpu_host.h"
 #include "cuda_ctx.h"
 #include "core/gpu_part.h"
 
@@ -137,7 +138,7 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
   tally__family fam = tally__family_of(p->op, p->dtype);
   tally_context *cpuctx;
   tally_status s;
-  if ((s = tally__cuda_cpu(c, &cpuctx))) return s;
+  if ((s = tally__host_cpu(&c->base, &c->cpu, &cpuctx))) return s;
   tally__pool *pool = ((tally__cpu_ctx *)cpuctx)->pool;
   if ((s = alloc_buffers(c, ninputs))) return s;
   CUfunction fn;

@@ -1,6 +1,7 @@
 /* The OpenCL backend: contexts from "opencl[:P:D]", device description, device memory
  * (cl_mem handles), the vtable. The ICD loader is loaded at run time (loader.c); kernels
  * are the shared dialect sources (src/gpu), built by the device's own compiler. */
+#include "core/gpu_host.h"
 #include "opencl.h"
 
 #include <stdio.h>
@@ -172,7 +173,7 @@ static void ocl_close(tally_context *ctx) {
   const tally__cl_api *cl = c->cl;
   cl->clFinish(c->queue);
   tally__ocl_kernels_free(c);
-  cl_mem bufs[] = {c->partials, c->counters, c->results, c->staging[0], c->staging[1], c->offsets};
+  cl_mem bufs[] = {c->partials, c->results, c->staging[0], c->staging[1], c->offsets};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     if (bufs[i]) cl->clReleaseMemObject(bufs[i]);
   cl->clReleaseCommandQueue(c->queue);
@@ -181,17 +182,9 @@ static void ocl_close(tally_context *ctx) {
   free(c);
 }
 
-/* A user reduction's combine function is host code: it runs on the host's threads. */
 static tally_status ocl_reduce_user(tally_context *ctx, const tally_user_op *uop, const void *data,
                                     int64_t n, int64_t stride, void *out) {
-  tally__ocl_ctx *c = (tally__ocl_ctx *)ctx;
-  if (!c->cpu) {
-    tally_status s = tally__cpu_backend.open("", &c->cpu);
-    if (s) return tally__fail(ctx, s, "host threads for the opencl backend: %s", tally_errmsg(NULL));
-  }
-  tally_status s = tally__cpu_backend.reduce_user(c->cpu, uop, data, n, stride, out);
-  if (s) tally__fail(ctx, s, "%s", c->cpu->errmsg);
-  return s;
+  return tally__host_reduce_user(ctx, &((tally__ocl_ctx *)ctx)->cpu, uop, data, n, stride, out);
 }
 
 static tally_status ocl_describe(const tally_context *ctx, tally_context_info *info) {

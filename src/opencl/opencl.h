@@ -33,7 +33,6 @@ typedef struct {
   tally__ocl_kernel *kernels;
   /* Scratch, grown on demand and kept. */
   cl_mem partials; size_t partials_bytes;
-  cl_mem counters; size_t counters_bytes; /* zero between launches */
   cl_mem results; size_t results_bytes;
   cl_mem staging[2]; size_t staging_bytes[2]; /* host inputs */
   cl_mem offsets; size_t offsets_bytes;

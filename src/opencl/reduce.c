@@ -4,13 +4,11 @@
  * slices, read the slices' parts back and finalize them on the host with the CPU's code.
  * The same structure as the CUDA driver (src/cuda/reduce.c), on buffers and offsets
  * instead of addresses. */
-#include "core/finalize.h"
 #include "core/gpu_part.h"
-#include "core/gpu_sources.h"
+#include "core/gpu_host.h"
 #include "opencl.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,29 +35,10 @@ static tally_status grow(tally__ocl_ctx *c, cl_mem *buf, size_t *have, size_t ne
   return TALLY_OK;
 }
 
-static tally_status zero_tickets(tally__ocl_ctx *c) {
-  cl_uint zero = 0;
-  cl_int e = c->cl->clEnqueueFillBuffer(c->queue, c->counters, &zero, sizeof zero, 0,
-                                        c->counters_bytes, 0, NULL, NULL);
-  if (!e) e = c->cl->clFinish(c->queue);
-  return e ? tally__ocl_fail(c, e, "clEnqueueFillBuffer (tickets)") : TALLY_OK;
-}
-
 static tally_status scratch(tally__ocl_ctx *c, int64_t G, int64_t nslices) {
   size_t partial_bytes = G > 1 ? (size_t)(G * nslices * PART_BYTES) : 0;
   tally_status s;
   if ((s = grow(c, &c->partials, &c->partials_bytes, partial_bytes + 8, "work-group parts"))) return s;
-  if (!c->counters) {
-    if ((s = grow(c, &c->counters, &c->counters_bytes, (size_t)(MAX_SLICES_PER_LAUNCH + 1) * 4,
-                  "tickets")))
-      return s;
-    if ((s = zero_tickets(c))) { /* unzeroed tickets would make every later result stale */
-      c->cl->clReleaseMemObject(c->counters);
-      c->counters = NULL;
-      c->counters_bytes = 0;
-      return s;
-    }
-  }
   return grow(c, &c->results, &c->results_bytes, (size_t)(nslices * PART_BYTES), "results");
 }
 
@@ -140,7 +119,7 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
   int contig = fam != TALLY__FAM_AFFINE && contiguous(j);
   static const char *const srcs[] = {"reduce_part.clh", "reduce_best.clh", NULL};
   char defs[280];
-  tally__gpu_defs(p, (int)fam, contig, c->block, defs, sizeof defs - 16);
+  tally__gpu_defs(p, fam, contig, c->block, defs, sizeof defs - 16);
   if (c->is_cpu) strcat(defs, " -DRUNS=1");
   cl_kernel k;
   tally_status s = tally__ocl_kernel_get(c, srcs, defs, "reduce_best", &k);
@@ -170,7 +149,8 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
         {sizeof off, off ? (const void *)&off : NULL},  {sizeof slice0, &slice0},
         {sizeof scale, &scale}, {sizeof idx0, &idx0},   {sizeof kshift, &kshift},
         {sizeof kgiven, &kgiven}, {sizeof gmax, &gmax}, {sizeof c->partials, &c->partials},
-        {sizeof c->counters, &c->counters},             {sizeof c->results, &c->results}};
+        {sizeof(cl_mem), NULL /* tickets: TWO_PASS kernels take none */},
+        {sizeof c->results, &c->results}};
     cl_int e = CL_SUCCESS_;
     for (cl_uint a = 0; a < sizeof args / sizeof args[0] && !e; a++)
       e = cl->clSetKernelArg(k, a, args[a].size, args[a].value);
@@ -180,11 +160,7 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
     if (!e)
       e = cl->clEnqueueReadBuffer(c->queue, c->results, 1, 0, (size_t)(nb * PART_BYTES),
                                   parts + (b0 - k0), 0, NULL, NULL);
-    if (e) {
-      tally_status f = tally__ocl_fail(c, e, "the reduce_best kernel");
-      zero_tickets(c); /* tickets may be left counted */
-      return f;
-    }
+    if (e) return tally__ocl_fail(c, e, "the reduce_best kernel");
     if (G > 1 && (s = merge_on_host(j, fam, contig, b0, nb, G, parts + (b0 - k0))))
       return s;
   }
@@ -193,28 +169,10 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
 
 /* ------------------------------------------------------------ NORM2 of f64 */
 
-typedef struct {
-  job_t *j;
-  int64_t k;
-  tally_status st;
-} norm2_env;
-
-/* The plain sum of squares overflowed or lost bits to underflow: find max|x| (a MINMAX
- * pass), scale by a power of two that brings it near 1, and sum again. */
-static double norm2_rescale(void *arg, double ss) {
-  norm2_env *e = arg;
-  if (!tally__norm2_needs_rescue(ss)) return sqrt(ss);
-  if (ss == 0.0 && slice_len(e->j->p, e->k) == 0) return 0.0;
-  tally__gpu_part g;
-  tally__part part;
-  if ((e->st = launch_slices(e->j, TALLY__FAM_MINMAX, e->k, e->k + 1, 1.0, &g))) return NAN;
-  tally__gpu_part_to_part(&g, &part);
-  double answer;
-  int ex;
-  if (!tally__norm2_scale(&part, e->j->p->opt.nan == TALLY_NAN_IGNORE, &answer, &ex)) return answer;
-  if ((e->st = launch_slices(e->j, TALLY__FAM_DOT, e->k, e->k + 1, ldexp(1.0, -ex), &g))) return NAN;
-  tally__gpu_part_to_part(&g, &part);
-  return tally__norm2_unscale(tally__pair_value(&part), ex);
+/* One slice, for the rescue (core/gpu_host.c). */
+static tally_status launch_one(void *job, tally__family fam, int64_t k, double scale,
+                               tally__gpu_part *out) {
+  return launch_slices(job, fam, k, k + 1, scale, out);
 }
 
 /* ------------------------------------------------------------ placing the data */
@@ -278,8 +236,8 @@ tally_status tally__ocl_reduce(tally_context *ctx, const tally__problem *p, cons
   }
   if (p->out_mem == TALLY_MEM_DEVICE) {
     /* Finalize into a host copy of the output's span (gaps kept), then write it back. */
-    int64_t a = (p->nslices - 1) * s0, b = (p->width - 1) * s1;
-    int64_t lo = (a < 0 ? a : 0) + (b < 0 ? b : 0), hi = (a > 0 ? a : 0) + (b > 0 ? b : 0);
+    int64_t lo, hi;
+    tally__out_span(p, s0, s1, &lo, &hi);
     if (lo < 0) {
       s = tally__fail(ctx, TALLY_EINVAL, "out: negative strides reach %" PRId64 " elements before "
                       "element 0 of an OpenCL device array (a cl_mem starts at element 0)", -lo);
@@ -306,13 +264,7 @@ tally_status tally__ocl_reduce(tally_context *ctx, const tally__problem *p, cons
     int64_t k1 = k0 + round < p->nslices ? k0 + round : p->nslices;
     if ((s = launch_slices(&j, j.fam, k0, k1, 1.0, g))) break;
     for (int64_t k = k0; k < k1; k++) tally__gpu_part_to_part(&g[k - k0], &parts[k - k0]);
-    for (int64_t k = k0; k < k1 && !s; k++) {
-      norm2_env env = {&j, k, TALLY_OK};
-      s = tally__finalize(ctx, p, k, slice_len(p, k), &parts[k - k0], out_host, k * s0, s1,
-                          norm2_rescale, &env);
-      if (!s && env.st) s = env.st;
-    }
-    if (p->opt.progress) p->opt.progress(k1, p->nslices, p->opt.progress_user);
+    s = tally__gpu_finalize_slices(ctx, p, k0, k1, parts, out_host, s0, s1, launch_one, &j);
   }
   if (!s && out_copy) {
     cl_int e = c->cl->clEnqueueWriteBuffer(c->queue, (cl_mem)out, 1, 0, out_bytes, out_copy, 0, NULL, NULL);

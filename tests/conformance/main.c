@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sanitized.h"
 #include "tc.h"
 
 static int usage(void) {
@@ -54,13 +55,7 @@ int main(int argc, char **argv) {
     else return usage();
   }
   if (!device) return usage();
-#ifdef TALLY_TEST_SANITIZED
-  if (strncmp(device, "opencl", 6) == 0) {
-    printf("SKIP: the sanitizer build leaves OpenCL to the plain build (the device compiler "
-           "runs inside the process and is not ours to sanitize)\n");
-    return 77;
-  }
-#endif
+  if (tt_skip_sanitized_opencl(device)) return 77;
   R.device = device;
   R.seed = tt_test_seed("tally_conformance");
 

@@ -8,6 +8,7 @@
 
 #include "elem.h"
 #include "golden.h"
+#include "sanitized.h"
 
 static int failures, checks;
 
@@ -153,13 +154,7 @@ static void run_result_dtypes(void) {
 
 int main(int argc, char **argv) {
   const char *device = argc > 1 ? argv[1] : "cpu";
-#ifdef TALLY_TEST_SANITIZED
-  if (strncmp(device, "opencl", 6) == 0) {
-    printf("SKIP: the sanitizer build leaves OpenCL to the plain build (the device compiler "
-           "runs inside the process and is not ours to sanitize)\n");
-    return 77;
-  }
-#endif
+  if (tt_skip_sanitized_opencl(device)) return 77;
   tally_context *ctx;
   tally_status s = tally_open(device, &ctx);
   if (s == TALLY_EUNSUPPORTED || s == TALLY_ENODEV || s == TALLY_EDRIVER) {
