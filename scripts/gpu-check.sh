@@ -9,8 +9,8 @@
 #   (ctest -L gpu -LE large: gpu.enomem measures free device memory), the benchmark
 #   (timings), the large inputs (ctest -L large; tally_large cuda).
 # Phase 2, all side by side (16 cores; the kernel cache is warm by then): the conformance
-#   suite on `cuda`, the ladder's conformance per variant, the suite (--quick) and the
-#   cl_mem test on NVIDIA's OpenCL ($OCL_NVIDIA, default libnvidia-opencl.so.1: the
+#   suite on `cuda`, the ladder's conformance per variant (CUDA, and NVIDIA's OpenCL), the
+#   suite (--quick) and the cl_mem test on NVIDIA's OpenCL ($OCL_NVIDIA, default libnvidia-opencl.so.1: the
 #   machine has no OpenCL vendors file), compute-sanitizer memcheck and
 #   racecheck (--error-exitcode 1) on the device-array test (--quick) and on the suite
 #   (--quick).
@@ -33,6 +33,7 @@
 #   --quick          no large inputs, no sanitizers; the conformance suite with --quick
 #   --no-bench       leave out the benchmark
 #   --no-suites      leave out phase 2 (the suites and sanitizers)
+#   --no-large       leave out the large inputs
 #   --budget S       the whole run's time budget in seconds (default 480)
 #
 # Output under $OUT (default ./gpu-out): summary.txt, build.log, tests.log,
@@ -51,6 +52,7 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
 QUICK=0
 NO_BENCH=0
 NO_SUITES=0
+NO_LARGE=0
 BUDGET=480
 RESERVE=8 # seconds kept for the summary
 
@@ -59,9 +61,10 @@ while [ $# -gt 0 ]; do
     --quick) QUICK=1 ;;
     --no-bench) NO_BENCH=1 ;;
     --no-suites) NO_SUITES=1 ;;
+    --no-large) NO_LARGE=1 ;;
     --budget) BUDGET=${2:?--budget needs seconds}; shift ;;
     --budget=*) BUDGET=${1#--budget=} ;;
-    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -73,7 +76,7 @@ T_CONFIGURE=${T_CONFIGURE:-90}
 T_BUILD=${T_BUILD:-240}
 T_TALLY_INFO=${T_TALLY_INFO:-30}
 T_GPU_TESTS=${T_GPU_TESTS:-150}
-T_BENCH=${T_BENCH:-200}
+T_BENCH=${T_BENCH:-330}
 T_LARGE=${T_LARGE:-120}
 T_LARGE_BYTES=${T_LARGE_BYTES:-90}
 T_CONFORMANCE=${T_CONFORMANCE:-400}
@@ -93,10 +96,19 @@ run_bench() {
     "$TALLY" bench $BENCH_ARGS --host --ops sum --dtypes f32 --sizes 2^20..2^30:2 --json &&
     "$TALLY" bench $BENCH_ARGS --host-pinned --ops sum --dtypes f32 --sizes 2^20..2^30:2 --json &&
     "$TALLY" bench $BENCH_ARGS --variants ladder --ops sum --dtypes i32,f32 --sizes 2^22 --json &&
+    # The OpenCL tutorial's question: interleaved (reduce_add_4) against sequential
+    # addressing (reduce_add_seq) at 10M elements.
+    "$TALLY" bench $BENCH_ARGS --variants reduce_add_3,reduce_add_4,reduce_add_seq,best --ops sum \
+      --dtypes i32,f32 --sizes 10000000 --json &&
     { # Issue 4: the same GPU through NVIDIA's OpenCL, where the machine has it.
       if OCL_ICD_FILENAMES=$OCL_NVIDIA "$TALLY" info 2>/dev/null | grep -q '^  opencl:.*usable'; then
-        OCL_ICD_FILENAMES=$OCL_NVIDIA "$TALLY" bench --device opencl --ops sum --dtypes f32 \
-          --sizes 2^20..2^28:2 --json
+        export OCL_ICD_FILENAMES=$OCL_NVIDIA
+        "$TALLY" bench --device opencl --ops sum --dtypes f32 --sizes 2^20..2^28:2 --json &&
+          "$TALLY" bench --device opencl --variants ladder --ops sum --dtypes i32,f32 --sizes 2^22 --json &&
+          "$TALLY" bench --device opencl --variants reduce_add_3,reduce_add_4,reduce_add_seq,best \
+            --ops sum --dtypes i32,f32 --sizes 10000000 --json &&
+          "$TALLY" bench --device opencl --local-sizes 32,64,128,256,512,1024 --ops sum --dtypes f32 \
+            --sizes 100000,1000000,10000000 --json
       else
         echo "no usable OpenCL device through $OCL_NVIDIA" >&2
       fi; }
@@ -352,9 +364,9 @@ elif need "$TALLY" bench; then
   step bench bench.log "$T_BENCH" "run_bench | tee -a '$OUT/bench.jsonl'"
 fi
 
-if [ "$QUICK" = 1 ]; then
-  skip_step large "--quick"
-  skip_step large-cuda-bytes "--quick"
+if [ "$QUICK" = 1 ] || [ "$NO_LARGE" = 1 ]; then
+  skip_step large "$([ "$QUICK" = 1 ] && echo --quick || echo --no-large)"
+  skip_step large-cuda-bytes "$([ "$QUICK" = 1 ] && echo --quick || echo --no-large)"
 elif [ "$HAVE_GPU" != 1 ]; then
   skip_step large "no GPU"
   skip_step large-cuda-bytes "no GPU"
@@ -372,7 +384,9 @@ CONF_ARGS=cuda
 [ "$QUICK" = 1 ] && CONF_ARGS="cuda --quick"
 SAN_STEPS="memcheck-device-arrays racecheck-device-arrays memcheck-conformance racecheck-conformance"
 if [ "$NO_SUITES" = 1 ]; then
-  for s in conformance-cuda conformance-ladder conformance-opencl $SAN_STEPS; do skip_step "$s" "--no-suites"; done
+  for s in conformance-cuda conformance-ladder conformance-opencl conformance-opencl-ladder $SAN_STEPS; do
+    skip_step "$s" "--no-suites"
+  done
 else
   # The suite runs on any machine (without a GPU it exits 77).
   need "$CONF" conformance-cuda && pstep conformance-cuda tests.log "$T_CONFORMANCE" "'$CONF' $CONF_ARGS"
@@ -383,6 +397,11 @@ else
   # The OpenCL backend on NVIDIA's OpenCL (skipped, exit 77, where it cannot be opened).
   need "$CONF" conformance-opencl && pstep conformance-opencl tests.log "$T_CONFORMANCE" \
     "OCL_ICD_FILENAMES=$OCL_NVIDIA '$CONF' opencl --quick && OCL_ICD_FILENAMES=$OCL_NVIDIA '$ROOT/$BUILD/tests/gpu/test_opencl_buffers'"
+  # The ladder's OpenCL rungs there too (as CI runs them on PoCL).
+  if [ -f "$BUILD/CTestTestfile.cmake" ]; then
+    pstep conformance-opencl-ladder tests.log "$T_CONFORMANCE" \
+      "cd '$BUILD' && OCL_ICD_FILENAMES=$OCL_NVIDIA ctest -L opencl_ladder -j 4 --timeout $T_CONFORMANCE"
+  fi
   SAN_WHY=
   if [ "$QUICK" = 1 ]; then SAN_WHY="--quick"
   elif [ "$HAVE_GPU" != 1 ]; then SAN_WHY="no GPU"

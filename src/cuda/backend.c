@@ -154,7 +154,8 @@ static const char *cuda_variant_name(const tally_context *ctx, int i) {
 }
 
 static tally_status cuda_check(tally_context *ctx, const tally__problem *p) {
-  return tally__cuda_variant_check(ctx, p);
+  tally__cuda_variant v;
+  return tally__cuda_variant_find(ctx, p, &v);
 }
 
 static size_t cuda_workspace_size(const tally_context *ctx, const tally__problem *p) {

@@ -335,7 +335,7 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   tally__cuda_ctx *c = (tally__cuda_ctx *)ctx;
   if (p->nslices == 0) return TALLY_OK;
   tally__cuda_variant v = {NULL, NULL};
-  tally_status s = tally__cuda_variant_find(ctx, p->opt.variant, &v);
+  tally_status s = tally__cuda_variant_find(ctx, p, &v);
   if (s) return s;
   if ((s = tally__cuda_enter(c))) return s;
   job_t j = {c, p, tally__family_of(p->op, p->dtype), 0, 0, 0};
@@ -385,7 +385,7 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   if (!parts) { s = tally__fail(ctx, TALLY_ENOMEM, "cuda: no host memory for %" PRId64 " parts", round); goto done; }
   for (int64_t k0 = 0; k0 < p->nslices && !s; k0 += round) {
     int64_t k1 = k0 + round < p->nslices ? k0 + round : p->nslices;
-    s = v.ladder ? tally__ladder_run(c, p, v.ladder, j.x, j.y, k0, k1, parts)
+    s = v.ladder ? tally__cuda_ladder_run(c, p, v.ladder, j.x, j.y, k0, k1, parts)
                  : run_best(&j, k0, k1, parts);
     if (s) break;
     s = tally__gpu_finalize_slices(ctx, p, k0, k1, parts, out_host, s0, s1, launch_one, &j);

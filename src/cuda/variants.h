@@ -1,4 +1,4 @@
-/* The CUDA backend's variants: the ladder (ladder.h), then "best" (the production path). */
+/* The CUDA backend's variants: the ladder (core/gpu_ladder.h), then "best". */
 #ifndef TALLY_CUDA_VARIANTS_H
 #define TALLY_CUDA_VARIANTS_H
 
@@ -12,8 +12,9 @@ typedef struct {
 } tally__cuda_variant;
 
 const char *tally__cuda_variant_name(int i);
-/* NULL or "best": best; fails with TALLY_EINVAL naming the known variants. */
-tally_status tally__cuda_variant_find(tally_context *ctx, const char *name, tally__cuda_variant *v);
-tally_status tally__cuda_variant_check(tally_context *ctx, const tally__problem *p);
+/* NULL or "best": best; TALLY_EINVAL naming the known variants, TALLY_EUNSUPPORTED for an
+ * op the variant does not compute. */
+tally_status tally__cuda_variant_find(tally_context *ctx, const tally__problem *p,
+                                      tally__cuda_variant *v);
 
 #endif

@@ -59,5 +59,6 @@ INLINE vec16 load_vec16(const GLOBAL void *p) {
 #define SYNCWARP() __syncwarp()
 /* Whether any thread of the block passes a nonzero value (and a block barrier). */
 #define BARRIER_OR(v) __syncthreads_or(v)
+#define HAVE_ATOMIC64 1
 #define ATOMIC_ADD_F64(p, v) atomicAdd((double *)(p), (v))
 #define ATOMIC_ADD_U64(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))

@@ -41,6 +41,23 @@ typedef ulong u64;
 #define ATOMIC_ADD_U32(p, v) atomic_add((volatile __global uint *)(p), (uint)(v))
 #define LOAD_CG_U64(p) (*(volatile const __global ulong *)(p))
 
+/* 64-bit atomics where the device has them (the ladder's atomic rungs): integer adds,
+ * and f64 adds by compare and swap on the bits (OpenCL C 1.2 has no float atomics). */
+#ifdef cl_khr_int64_base_atomics
+#define HAVE_ATOMIC64 1
+#define ATOMIC_ADD_U64(p, v) atom_add((volatile __global ulong *)(p), (ulong)(v))
+INLINE void atomic_add_f64_cas(volatile __global ulong *p, double v) {
+  ulong seen = *p, want;
+  do {
+    want = seen;
+    seen = atom_cmpxchg(p, want, as_ulong(as_double(want) + v));
+  } while (seen != want);
+}
+#define ATOMIC_ADD_F64(p, v) atomic_add_f64_cas((volatile __global ulong *)(p), (v))
+#else
+#define HAVE_ATOMIC64 0
+#endif
+
 #define AS_F32(u) as_float((uint)(u))
 #define BITS_F32(f) as_uint(f)
 #define AS_F64(u) as_double((ulong)(u))

@@ -2,6 +2,7 @@
  * (cl_mem handles), the vtable. The ICD loader is loaded at run time (loader.c); kernels
  * are the shared dialect sources (src/gpu), built by the device's own compiler. */
 #include "core/gpu_host.h"
+#include "core/gpu_ladder.h"
 #include "opencl.h"
 
 #include <stdio.h>
@@ -104,6 +105,14 @@ static bool has_extension(const tally__cl_api *cl, cl_device_id d, const char *e
   return found;
 }
 
+void tally__ocl_set_block(tally__ocl_ctx *c, int block) {
+  c->block = block;
+  /* A GPU runs many work-groups per compute unit at once (as CUDA's one wave); a CPU
+   * device runs one per core at a time, and a few per core even out their finishing. */
+  c->gmax = (int64_t)c->compute_units *
+            ((c->type & CL_DEVICE_TYPE_GPU_) ? (block < 2048 ? 2048 / block : 1) : 4);
+}
+
 static tally_status ocl_open(const char *args, tally_context **out) {
   int plat, dev, local;
   tally_status s = parse_args(args, &plat, &dev, &local);
@@ -131,6 +140,7 @@ static tally_status ocl_open(const char *args, tally_context **out) {
   cl->clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE_, sizeof c->local_bytes, &c->local_bytes, NULL);
   cl->clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE_, sizeof c->max_alloc, &c->max_alloc, NULL);
   c->has_fp64 = has_extension(cl, d, "cl_khr_fp64");
+  c->has_atomic64 = has_extension(cl, d, "cl_khr_int64_base_atomics");
   c->is_cpu = (c->type & CL_DEVICE_TYPE_CPU_) != 0;
   /* Work-groups of 256 (as on CUDA) where the device allows: the local-memory tree keeps
    * 256 parts of up to 72 bytes (18 KiB); fewer on devices with less. */
@@ -151,10 +161,9 @@ static tally_status ocl_open(const char *args, tally_context **out) {
     }
     c->block = local;
   }
+  c->block_settled = local != 0;
   if (c->compute_units < 1) c->compute_units = 1;
-  /* A GPU runs many work-groups per compute unit at once (as CUDA's one wave); a CPU
-   * device runs one per core at a time, and a few per core even out their finishing. */
-  c->gmax = (int64_t)c->compute_units * ((c->type & CL_DEVICE_TYPE_GPU_) ? (c->block < 2048 ? 2048 / c->block : 1) : 4);
+  tally__ocl_set_block(c, c->block);
   cl_int e;
   c->ctx = cl->clCreateContext(NULL, 1, &d, NULL, NULL, &e);
   if (c->ctx) c->queue = cl->clCreateCommandQueue(c->ctx, d, 0, &e);
@@ -173,7 +182,8 @@ static void ocl_close(tally_context *ctx) {
   const tally__cl_api *cl = c->cl;
   cl->clFinish(c->queue);
   tally__ocl_kernels_free(c);
-  cl_mem bufs[] = {c->partials, c->results, c->staging[0], c->staging[1], c->offsets};
+  cl_mem bufs[] = {c->partials, c->results, c->staging[0], c->staging[1], c->offsets,
+                   c->ladder_buf[0], c->ladder_buf[1], c->ladder_counter, c->ladder_result};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     if (bufs[i]) cl->clReleaseMemObject(bufs[i]);
   cl->clReleaseCommandQueue(c->queue);
@@ -199,15 +209,15 @@ static tally_status ocl_describe(const tally_context *ctx, tally_context_info *i
 }
 
 static const char *ocl_variant_name(const tally_context *ctx, int i) {
-  (void)ctx;
-  return i == 0 ? "best" : NULL;
+  return tally__ladder_variant_name(tally__ocl_ladder_caps((const tally__ocl_ctx *)ctx), i);
 }
 
 static tally_status ocl_check(tally_context *ctx, const tally__problem *p) {
   tally__ocl_ctx *c = (tally__ocl_ctx *)ctx;
-  if (p->opt.variant && strcmp(p->opt.variant, "best") != 0)
-    return tally__fail(ctx, TALLY_EINVAL, "options->variant: \"%s\" is not a variant of the "
-                       "opencl backend (it has: best)", p->opt.variant);
+  const tally__ladder_variant *v;
+  tally_status s = tally__ladder_find(ctx, "opencl", tally__ocl_ladder_caps(c), p->opt.variant,
+                                      p->op, p->dtype, &v);
+  if (s) return s;
   /* Every part keeps 64-bit float fields (compensated sums, Welford means), so the
    * kernels need doubles whatever the input type. */
   if (!c->has_fp64)

@@ -27,8 +27,11 @@ typedef struct {
   size_t max_wg;
   cl_ulong mem_bytes, local_bytes, max_alloc;
   int has_fp64;
+  int has_atomic64; /* cl_khr_int64_base_atomics: the ladder's atomic rungs */
   int is_cpu; /* a CPU device: contiguous runs per work-item (RUNS in reduce_best.clh) */
   int block;   /* work-group size of the reduce kernel (a power of two) */
+  int block_settled; /* block asked for (local=N), or set from the kernel's preferred multiple */
+  size_t preferred_multiple; /* CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE (0: not asked yet) */
   int64_t gmax; /* work-groups per slice at most */
   tally__ocl_kernel *kernels;
   /* Scratch, grown on demand and kept. */
@@ -36,8 +39,13 @@ typedef struct {
   cl_mem results; size_t results_bytes;
   cl_mem staging[2]; size_t staging_bytes[2]; /* host inputs */
   cl_mem offsets; size_t offsets_bytes;
+  cl_mem ladder_buf[2]; size_t ladder_bytes; /* the ladder's part buffers (ladder.c) */
+  cl_mem ladder_counter, ladder_result;
   tally_context *cpu; /* host threads (user reductions), opened when needed */
 } tally__ocl_ctx;
+
+/* Set the reduce kernel's work-group size and the grid cap that follows from it. */
+void tally__ocl_set_block(tally__ocl_ctx *c, int block);
 
 /* Record a failed OpenCL call: TALLY_ENOMEM for allocation failures, else TALLY_EBACKEND;
  * the message names the call and the error code. */
@@ -52,6 +60,16 @@ void tally__ocl_kernels_free(tally__ocl_ctx *c);
 /* tally_reduce on an OpenCL context (reduce.c). */
 tally_status tally__ocl_reduce(tally_context *ctx, const tally__problem *p, const void *in,
                                const void *in2, void *out, int64_t s0, int64_t s1, void *ws);
+
+/* The ladder variants this device can run (TALLY__LADDER_NEEDS_* it has). */
+int tally__ocl_ladder_caps(const tally__ocl_ctx *c);
+
+struct tally__ladder_variant;
+/* Reduce slices [k0, k1) of p with ladder variant v; the inputs are buffers x, y (y may be
+ * NULL) with element 0 at element offsets x0, y0. */
+tally_status tally__ocl_ladder_run(tally__ocl_ctx *c, const tally__problem *p,
+                                   const struct tally__ladder_variant *v, cl_mem x, int64_t x0,
+                                   cl_mem y, int64_t y0, int64_t k0, int64_t k1, tally__part *parts);
 
 /* Build the dialect sources srcs (NULL-terminated names) with -D definitions defs for
  * device D of platform P. On failure log[] holds the reason or the compiler's log. */

@@ -6,6 +6,7 @@
  * instead of addresses. */
 #include "core/gpu_part.h"
 #include "core/gpu_host.h"
+#include "core/gpu_ladder.h"
 #include "opencl.h"
 
 #include <inttypes.h>
@@ -110,6 +111,30 @@ static tally_status merge_on_host(job_t *j, tally__family fam, int contig, int64
   return TALLY_OK;
 }
 
+/* The default work-group size: 8 x the kernel's preferred multiple, a power of two, as far
+ * as the device allows (docs/DECISIONS.md: measured best near it on PoCL, multiple 8 ->
+ * 64, and on NVIDIA, multiple 32 -> 256). Asked of the first reduce kernel built on the
+ * context, which was built with the provisional size set at open; rebuilt when it differs.
+ * A size asked for (local=N) stays. */
+static tally_status settle_block(tally__ocl_ctx *c, cl_kernel k, int *changed) {
+  *changed = 0;
+  c->block_settled = 1;
+  size_t pm = 0;
+  if (c->cl->clGetKernelWorkGroupInfo(k, c->dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE_,
+                                      sizeof pm, &pm, NULL) != CL_SUCCESS_ || pm == 0)
+    return TALLY_OK; /* keep the provisional size */
+  c->preferred_multiple = pm;
+  int want = 32;
+  while ((size_t)want < 8 * pm && want < 1024) want *= 2;
+  while (want > 32 && ((size_t)want > c->max_wg || (cl_ulong)want * 72 + 1024 > c->local_bytes))
+    want /= 2;
+  if (want != c->block) {
+    tally__ocl_set_block(c, want);
+    *changed = 1;
+  }
+  return TALLY_OK;
+}
+
 /* Reduce slices [k0, k1) into parts[0 .. k1 - k0). */
 static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64_t k1, double scale,
                                   tally__gpu_part *parts) {
@@ -124,6 +149,13 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
   cl_kernel k;
   tally_status s = tally__ocl_kernel_get(c, srcs, defs, "reduce_best", &k);
   if (s) return s;
+  int changed = 0;
+  if (!c->block_settled && (s = settle_block(c, k, &changed))) return s;
+  if (changed) {
+    tally__gpu_defs(p, fam, contig, c->block, defs, sizeof defs - 16);
+    if (c->is_cpu) strcat(defs, " -DRUNS=1");
+    if ((s = tally__ocl_kernel_get(c, srcs, defs, "reduce_best", &k))) return s;
+  }
   int64_t maxlen = 0;
   for (int64_t q = k0; q < k1; q++)
     if (slice_len(p, q) > maxlen) maxlen = slice_len(p, q);
@@ -216,7 +248,10 @@ tally_status tally__ocl_reduce(tally_context *ctx, const tally__problem *p, cons
   tally__ocl_ctx *c = (tally__ocl_ctx *)ctx;
   if (p->nslices == 0) return TALLY_OK;
   job_t j = {c, p, tally__family_of(p->op, p->dtype), NULL, NULL, NULL, 0, 0};
-  tally_status s = TALLY_OK;
+  const tally__ladder_variant *v; /* NULL: best */
+  tally_status s = tally__ladder_find(ctx, "opencl", tally__ocl_ladder_caps(c), p->opt.variant,
+                                      p->op, p->dtype, &v);
+  if (s) return s;
   tally__part *parts = NULL;
   tally__gpu_part *g = NULL;
   void *out_host = out;
@@ -262,8 +297,12 @@ tally_status tally__ocl_reduce(tally_context *ctx, const tally__problem *p, cons
   }
   for (int64_t k0 = 0; k0 < p->nslices && !s; k0 += round) {
     int64_t k1 = k0 + round < p->nslices ? k0 + round : p->nslices;
-    if ((s = launch_slices(&j, j.fam, k0, k1, 1.0, g))) break;
-    for (int64_t k = k0; k < k1; k++) tally__gpu_part_to_part(&g[k - k0], &parts[k - k0]);
+    if (v) {
+      if ((s = tally__ocl_ladder_run(c, p, v, j.x, j.x0, j.y, j.y0, k0, k1, parts))) break;
+    } else {
+      if ((s = launch_slices(&j, j.fam, k0, k1, 1.0, g))) break;
+      for (int64_t k = k0; k < k1; k++) tally__gpu_part_to_part(&g[k - k0], &parts[k - k0]);
+    }
     s = tally__gpu_finalize_slices(ctx, p, k0, k1, parts, out_host, s0, s1, launch_one, &j);
   }
   if (!s && out_copy) {

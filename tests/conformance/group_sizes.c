@@ -55,7 +55,7 @@ static void modk_closed_form(tc_run *R) {
   for (int dt = TALLY_I8; dt <= TALLY_U64; dt++)
     for (int i = 0; i < 7; i++) {
       uint64_t id;
-      if (!tc_begin(R, &id)) continue;
+      if (!tc_wanted(R, TALLY_SUM, (tally_dtype)dt) || !tc_begin(R, &id)) continue;
       int64_t n = ns[i], k = tt_size((tally_dtype)dt) == 1 ? 100 : 1000;
       tt_rng rng;
       tt_rng_stream(&rng, R->seed, id);

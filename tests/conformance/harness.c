@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "elem.h"
 #include "tc.h"
@@ -24,7 +25,8 @@ int tc_op_defined(tally_op op, tally_dtype dt) {
 static const char *const commutative_only[] = {"simple_1", "simple_2", "tiled_3", "tiled_4",
                                                "cascade", "single_block", "two_launch",
                                                "last_block", "warp_volatile"};
-static const char *const atomic_sums[] = {"atomic", "block_atomic"};
+static const char *const atomic_sums[] = {"atomic", "block_atomic", "reduce_add_4",
+                                          "reduce_add_seq"};
 
 static int named(const char *name, const char *const *list, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -73,9 +75,27 @@ static void fail_op(tc_run *R, tally_op op, tally_dtype dt, const char *fmt, ...
   va_end(ap);
 }
 
+static int listed(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *t = list; *t;) {
+    size_t len = strcspn(t, ",");
+    if (len == n && strncmp(t, name, n) == 0) return 1;
+    t += len + (t[len] == ',');
+  }
+  return 0;
+}
+
+int tc_wanted(const tc_run *R, tally_op op, tally_dtype dt) {
+  return (!R->only_ops || listed(R->only_ops, tally_op_name(op))) &&
+         (!R->only_dtypes || listed(R->only_dtypes, tally_dtype_name(dt)));
+}
+
 int tc_begin(tc_run *R, uint64_t *stream) {
   uint64_t id = (uint64_t)R->next_case++;
   if (R->only_case >= 0 && (int64_t)id != R->only_case) return 0;
+  /* A sample of the suite (the GPU ladder rungs on slow devices): the offset comes from
+   * the seed, so that runs with other seeds cover other cases. */
+  if (R->only_case < 0 && R->sample > 1 && (id + R->seed) % (uint64_t)R->sample != 0) return 0;
   R->cases++;
   *stream = id;
   return 1;
@@ -325,6 +345,7 @@ tally_status tc_inst_reduce(tc_run *R, tc_inst *I) { return do_call(R, I, NULL);
 int tc_run_case(tc_run *R, const tc_case *c) {
   uint64_t id;
   int64_t slices = c->nseg > 0 ? c->nseg : tc_nslices(c->rows, c->cols, c->axis, c->layout >= TC_2D);
+  if (!tc_wanted(R, c->op, c->dt)) return 1; /* --ops / --dtypes: not counted */
   if (R->max_slices > 0 && slices > R->max_slices) {
     R->skipped++;
     return 1;
@@ -341,10 +362,17 @@ int tc_run_case(tc_run *R, const tc_case *c) {
     cc.layout2 = c->layout >= TC_2D ? (tc_layout)(TC_2D + tt_rng_below(&pick, 3))
                                     : (tc_layout)tt_rng_below(&pick, 3);
   tc_inst_init(R, &cc, id, &I);
+  struct timespec t0, t1;
+  if (R->trace) timespec_get(&t0, TIME_UTC);
   tally_status st = do_call(R, &I, NULL);
   char why[512];
   int ok = tc_inst_verify(R, &I, st, do_call, NULL, why, sizeof why);
   if (!ok) fail_op(R, c->op, c->dt, "%s: %s", I.desc, why);
+  if (R->trace) { /* TALLY_TEST_TRACE=1: every case and its time (finding slow cases) */
+    timespec_get(&t1, TIME_UTC);
+    printf("trace %.3f s %s\n", (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), I.desc);
+    fflush(stdout);
+  }
   tc_inst_free(&I);
   return ok;
 }

@@ -1,4 +1,10 @@
-/* tally_conformance DEVICE [--quick] [--variant NAME] [--case K]
+/* tally_conformance DEVICE [--quick] [--variant NAME] [--case K] [--sample K] [--groups LIST]
+ *
+ * --sample K runs one case in K (which ones depends on the seed); --groups runs only the
+ * named groups (sizes,nan,layouts,segments,plans,user,huge); --ops and --dtypes only the
+ * cases of those ops and dtypes. For the GPU ladder's rungs on slow devices (PoCL in CI,
+ * where each new kernel specialisation takes seconds to build): each rung on a few
+ * specialisations and a sample of cases, every run a different sample.
  *
  * The backend-agnostic conformance suite: every op, dtype, size class, distribution,
  * layout, accuracy and NaN mode, checked against references written independently of the
@@ -13,8 +19,23 @@
 #include "tc.h"
 
 static int usage(void) {
-  fprintf(stderr, "usage: tally_conformance DEVICE [--quick] [--variant NAME] [--case K]\n");
+  fprintf(stderr, "usage: tally_conformance DEVICE [--quick] [--variant NAME] [--case K] "
+                  "[--sample K] [--groups sizes,nan,layouts,segments,plans,user,huge] "
+                  "[--ops sum,max,...] [--dtypes f32,i32,...]\n");
   return 2;
+}
+
+/* Whether name is one of the comma-separated list's items. */
+static int in_list(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && strncmp(p, name, n) == 0) return 1;
+    if (!e) break;
+    p = e + 1;
+  }
+  return 0;
 }
 
 static double now(void) {
@@ -45,11 +66,16 @@ int main(int argc, char **argv) {
   tc_run R;
   memset(&R, 0, sizeof R);
   R.only_case = -1;
-  const char *device = NULL;
+  R.trace = getenv("TALLY_TEST_TRACE") && *getenv("TALLY_TEST_TRACE") == '1';
+  const char *device = NULL, *only_groups = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) R.quick = 1;
     else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc) R.variant_name = argv[++i];
     else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) R.only_case = strtoll(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc) R.sample = strtoll(argv[++i], NULL, 10);
+    else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc) only_groups = argv[++i];
+    else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc) R.only_ops = argv[++i];
+    else if (strcmp(argv[i], "--dtypes") == 0 && i + 1 < argc) R.only_dtypes = argv[++i];
     else if (argv[i][0] == '-') return usage();
     else if (!device) device = argv[i];
     else return usage();
@@ -99,7 +125,41 @@ int main(int argc, char **argv) {
       {"segments", tc_group_segments}, {"plans", tc_group_plans}, {"user", tc_group_user},
       {"huge", tc_group_huge}};
   double t0 = now();
-  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+  size_t ngroups = sizeof groups / sizeof groups[0];
+  if (only_groups) { /* every name must be a group: a typo must not pass as "0 cases" */
+    for (const char *t = only_groups; *t;) {
+      size_t len = strcspn(t, ","), g = 0;
+      while (g < ngroups && !(strlen(groups[g].name) == len && strncmp(groups[g].name, t, len) == 0))
+        g++;
+      if (g == ngroups) {
+        fprintf(stderr, "tally_conformance: --groups: no group '%.*s'\n", (int)len, t);
+        return usage();
+      }
+      t += len + (t[len] == ',');
+    }
+  }
+  for (int which = 0; which < 2; which++) { /* names must exist: a typo is no filter */
+    const char *list = which ? R.only_dtypes : R.only_ops;
+    for (const char *t = list ? list : ""; *t;) {
+      size_t len = strcspn(t, ",");
+      char name[32];
+      snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), t);
+      tally_op op;
+      tally_dtype dt;
+      if (which ? tally_dtype_from_name(name, &dt) != TALLY_OK : tally_op_from_name(name, &op) != TALLY_OK) {
+        fprintf(stderr, "tally_conformance: --%s: no %s '%s'\n", which ? "dtypes" : "ops",
+                which ? "dtype" : "op", name);
+        return usage();
+      }
+      t += len + (t[len] == ',');
+    }
+  }
+  if (R.sample > 1) printf("sample: one case in %" PRId64 "\n", R.sample);
+  if (R.only_ops || R.only_dtypes)
+    printf("only ops %s, dtypes %s\n", R.only_ops ? R.only_ops : "(all)",
+           R.only_dtypes ? R.only_dtypes : "(all)");
+  for (size_t g = 0; g < ngroups; g++) {
+    if (only_groups && !in_list(only_groups, groups[g].name)) continue;
     int64_t c0 = R.cases, f0 = R.failures;
     double tg = now();
     groups[g].fn(&R);

@@ -65,6 +65,9 @@ typedef struct {
   int quick;
   uint64_t seed;
   int64_t only_case;        /* --case K: run only case K (-1: all) */
+  const char *only_ops, *only_dtypes; /* --ops / --dtypes: comma-separated names, or NULL */
+  int trace;                /* $TALLY_TEST_TRACE: print every case with its time */
+  int64_t sample;           /* --sample K: run one case in K (case ids k·K + offset); 0: all */
   int64_t next_case;        /* case counter */
   int64_t cases, failures, skipped;
   double worst[TALLY_OP_COUNT_][TALLY_DTYPE_COUNT_][2]; /* error/bound per accuracy */
@@ -111,6 +114,8 @@ int tc_inst_verify(tc_run *R, tc_inst *I, tally_status st, tc_again_fn again, vo
 /* Record a failure of a case-less check (plans, user ops): prints and counts. */
 void tc_fail(tc_run *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Start a case-less check; returns 0 if --case filters it out. */
+/* Whether --ops / --dtypes let cases of (op, dt) run. */
+int tc_wanted(const tc_run *R, tally_op op, tally_dtype dt);
 int tc_begin(tc_run *R, uint64_t *stream);
 
 /* Slices of a reduction over rows x cols with axis: count, length, and the logical

@@ -10,6 +10,7 @@
  * ($TALLY_KERNEL_DIR) gives TALLY_ECOMPILE with the compiler's log, naming file and line;
  * a build lands in the disk cache ($TALLY_CACHE_DIR) as ocl-*.bin, and a damaged cache
  * file is built again from source, with the same result.
+ * Every variant (the ladder's rungs OpenCL can express) on device buffers.
  * Fresh random data (seed logged), outputs poisoned.
  * Integers and extrema bit for bit; float sums within 1e-12 relative of the cpu result
  * (both are within their documented bounds of the exact value, f64 accumulations).
@@ -38,6 +39,7 @@ static int failures, checks;
   } while (0)
 
 static tally_context *dev, *cpu;
+static const char *variant; /* the variant dev runs (NULL: best) */
 
 static void *to_device(const void *host, size_t bytes) {
   void *d = NULL;
@@ -91,6 +93,7 @@ static void one(const char *what, tally_op op, tally_array a, const void *h2, si
     gout.mem = TALLY_MEM_DEVICE;
   }
   if (dx && (!h2 || dy) && (!devout || dout)) {
+    opt.variant = variant;
     s = tally_reduce(dev, op, &da, h2 ? &db : NULL, &gout, &opt);
     CHECK(s == TALLY_OK, "%s: %s: %s", what, tally_status_name(s), tally_errmsg(dev));
     if (devout && s == TALLY_OK)
@@ -251,6 +254,28 @@ int main(int argc, char **argv) {
       free(h);
       free(h2);
     }
+
+  /* Every ladder rung on device buffers (the suite runs them on host arrays): an integer
+   * SUM (exact) of several work-groups, contiguous into a device output and strided. */
+  {
+    int64_t n = 70001;
+    int32_t *h = malloc((size_t)n * 4);
+    tt_rng r;
+    tt_rng_stream(&r, seed, 1u << 20);
+    for (int64_t i = 0; i < n; i++) h[i] = (int32_t)tt_rng_below(&r, 2000001) - 1000000;
+    int nv = 0;
+    for (int v = 0; tally_variant_name(dev, v); v++, nv++) {
+      variant = tally_variant_name(dev, v);
+      char what[128];
+      snprintf(what, sizeof what, "variant %s: sum i32 n=%" PRId64, variant, n);
+      one(what, TALLY_SUM, tally_array_1d(h, TALLY_I32, n), NULL, (size_t)n * 4, -1, 1);
+      snprintf(what, sizeof what, "variant %s: sum i32 stride 7 of n=%" PRId64, variant, n);
+      one(what, TALLY_SUM, tally_array_strided(h, TALLY_I32, n / 7, 7), NULL, (size_t)n * 4, -1, 0);
+    }
+    variant = NULL;
+    printf("ladder on device buffers: %d variants\n", nv);
+    free(h);
+  }
 
   /* Handles, not addresses: different buffers never overlap; one buffer with itself does;
    * negative strides below a buffer's start are refused. */

@@ -54,6 +54,59 @@ static int backend_usable(const char *backend) {
   return 0;
 }
 
+/* The OpenCL ladder: the rungs OpenCL C can express, in ladder order, "best" last; the
+ * others refused naming what they need; an unknown name refused naming the known ones. The
+ * default work-group size after a first reduction: a power of two from 32 to 1024. */
+static void ladder_on_opencl(void) {
+  tally_context *c = NULL;
+  if (tally_open("opencl", &c) != TALLY_OK) {
+    CHECK(0, "tally_open(opencl): %s", tally_errmsg(NULL));
+    return;
+  }
+  const char *must[] = {"serial", "simple_1", "simple_2", "reduce_add_1", "reduce_add_2",
+                        "reduce_add_3", "tiled_1", "tiled_2", "tiled_3", "tiled_4", "tree_2x",
+                        "cascade", "single_block", "noncomm_single", "two_launch"};
+  int n = 0, pos[sizeof must / sizeof *must];
+  for (size_t k = 0; k < sizeof must / sizeof *must; k++) pos[k] = -1;
+  for (; tally_variant_name(c, n); n++) {
+    const char *v = tally_variant_name(c, n);
+    for (size_t k = 0; k < sizeof must / sizeof *must; k++)
+      if (strcmp(v, must[k]) == 0) pos[k] = n;
+    CHECK(strcmp(v, "last_block") != 0 && strncmp(v, "warp_", 5) != 0, "opencl lists %s", v);
+  }
+  CHECK(n > 0 && strcmp(tally_variant_name(c, n - 1), "best") == 0, "opencl: best is not last");
+  for (size_t k = 0; k < sizeof must / sizeof *must; k++) {
+    CHECK(pos[k] >= 0, "opencl does not list %s", must[k]);
+    CHECK(k == 0 || pos[k] > pos[k - 1], "opencl lists %s out of ladder order", must[k]);
+  }
+  float x[300], r = 0;
+  for (int i = 0; i < 300; i++) x[i] = (float)(i % 7) - 3.0f;
+  tally_array in = tally_array_1d(x, TALLY_F32, 300), out = tally_array_1d(&r, TALLY_F32, 1);
+  tally_options o;
+  tally_options_init(&o);
+  struct { const char *name; tally_status want; const char *says; } cases[] = {
+      {"warp_shuffle", TALLY_EUNSUPPORTED, "warp shuffles"},
+      {"last_block", TALLY_EUNSUPPORTED, "last-block guard"},
+      {"nonesuch", TALLY_EINVAL, "reduce_add_3"},
+      {"reduce_add_1", TALLY_OK, ""}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    o.variant = cases[k].name;
+    r = -1.0f;
+    tally_status s = tally_reduce(c, TALLY_SUM, &in, NULL, &out, &o);
+    CHECK(s == cases[k].want && tu_contains(tally_errmsg(c), cases[k].says),
+          "opencl variant %s: %s (%s), expected %s", cases[k].name, tally_status_name(s),
+          tally_errmsg(c), tally_status_name(cases[k].want));
+  }
+  CHECK(r == -3.0f, "opencl reduce_add_1: sum %g, expected -3 (42 cycles of 7 sum to 0; then -3..2)", r);
+  tally_context_info info;
+  int per = 0;
+  if (tally_context_describe(c, &info) == TALLY_OK && info.compute_units > 0)
+    per = info.threads / info.compute_units;
+  CHECK(per >= 32 && per <= 1024 && (per & (per - 1)) == 0,
+        "opencl default work-group size %d: not a power of two in 32..1024", per);
+  tally_close(c);
+}
+
 int main(void) {
   unsetenv("TALLY_DEVICE");
   unsetenv("TALLY_CPU_ISA");
@@ -115,6 +168,7 @@ int main(void) {
                 wi.threads == wi.compute_units * 32,
             "opencl:local=32: %s", tally_errmsg(NULL));
       tally_close(w);
+      ladder_on_opencl();
     }
   }
 
