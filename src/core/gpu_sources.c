@@ -64,3 +64,47 @@ char *tally__gpu_assemble(const char *prelude_name, const char *const *srcs, cha
   }
   return all;
 }
+
+/* Line `abs` (1-based) of an assembled text as "file:line" in buf, from the #line 1
+ * "file" markers tally__gpu_assemble wrote; 0 when it falls before the first marker. */
+static int source_line(const char *text, long abs, char *buf, size_t len) {
+  const char *file = NULL, *p = text;
+  size_t flen = 0;
+  long line = 1, marker = 0; /* the assembled line of the last marker */
+  for (; *p && line < abs; p++) {
+    if (p == text || p[-1] == '\n') {
+      if (strncmp(p, "#line 1 \"", 9) == 0) {
+        file = p + 9;
+        flen = strcspn(file, "\"");
+        marker = line;
+      }
+    }
+    if (*p == '\n') line++;
+  }
+  if (!file || line != abs) return 0;
+  snprintf(buf, len, "%.*s:%ld", (int)flen, file, abs - marker);
+  return 1;
+}
+
+void tally__gpu_map_log(const char *text, char *log, size_t len) {
+  static const char *const tags[] = {"<kernel>:", "<source>:", "<stdin>:"};
+  char *out = malloc(len);
+  if (!out) return;
+  size_t o = 0;
+  for (const char *p = log; *p && o + 1 < len;) {
+    size_t t = 0;
+    while (t < sizeof tags / sizeof *tags && strncmp(p, tags[t], strlen(tags[t])) != 0) t++;
+    char *end;
+    long abs = t < sizeof tags / sizeof *tags ? strtol(p + strlen(tags[t]), &end, 10) : 0;
+    char where[160];
+    if (abs > 0 && source_line(text, abs, where, sizeof where)) {
+      o += (size_t)snprintf(out + o, len - o, "%s", where);
+      p = end;
+    } else {
+      out[o++] = *p++;
+    }
+  }
+  out[o < len ? o : len - 1] = '\0';
+  snprintf(log, len, "%s", out);
+  free(out);
+}

@@ -17,4 +17,9 @@ char *tally__gpu_source_text(const char *name, char *why, size_t len);
  * developer edits. malloc'd; NULL with why[] on failure. */
 char *tally__gpu_assemble(const char *prelude, const char *const *srcs, char *why, size_t len);
 
+/* A compiler log that names lines of the assembled text ("<kernel>:499:1: error": NVIDIA's
+ * OpenCL ignores #line) rewritten in place to name the source file and its line
+ * ("reduce_best.clh:1:1: error"). Lines the log already names by file stay. */
+void tally__gpu_map_log(const char *text, char *log, size_t len);
+
 #endif

@@ -28,6 +28,7 @@ static tally_status build_text(const tally__cl_api *cl, cl_context ctx, cl_devic
     if (full && cl->clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG_, n, full, NULL) == 0) {
       full[n] = '\0';
       snprintf(log, loglen, "clBuildProgram failed (%d): %s", (int)e, full);
+      tally__gpu_map_log(text, log, loglen);
     } else {
       snprintf(log, loglen, "clBuildProgram failed (%d)", (int)e);
     }
