@@ -142,10 +142,11 @@ static tally_status ocl_open(const char *args, tally_context **out) {
   c->has_fp64 = has_extension(cl, d, "cl_khr_fp64");
   c->has_atomic64 = has_extension(cl, d, "cl_khr_int64_base_atomics");
   c->is_cpu = (c->type & CL_DEVICE_TYPE_CPU_) != 0;
-  /* Work-groups of 256 (as on CUDA) where the device allows: the local-memory tree keeps
-   * 256 parts of up to 72 bytes (18 KiB); fewer on devices with less. */
-  c->block = c->is_cpu ? 64 : 256; /* CPU devices: work-items run one after another, and a
-                                    * short slice should not cost 256 of them */
+  /* Provisional (reduce.c's settle_block sets it from the kernel's preferred multiple):
+   * the local-memory tree keeps a part of up to 72 bytes per work-item; fewer on devices
+   * with less. CPU devices: work-items run one after another, and a short slice should
+   * not cost hundreds of them. */
+  c->block = c->is_cpu ? 64 : 512;
   while (c->block > 32 && ((size_t)c->block > c->max_wg || (cl_ulong)c->block * 72 + 1024 > c->local_bytes))
     c->block /= 2;
   if (local) { /* asked for (tally bench --local-sizes): the device must allow it */
