@@ -1,0 +1,310 @@
+/* The CPU scan driver: two passes over cache-sized chunks, chained carries.
+ *
+ * The input is cut into chunks of SCAN_CHUNK elements (a constant: results never depend
+ * on the thread count). Each chunk is one pool task, and tasks are claimed in index
+ * order. Task c first reduces its chunk (pass 1, reading memory), waits until the carry
+ * into chunk c is published, publishes the carry into chunk c+1 (carry ⊕ chunk total),
+ * then scans its chunk from the carry (pass 2, reading the chunk again from the cache it
+ * just filled, and writing the output). Memory is read once and written once, as a copy
+ * does; the serial chain between chunks is one combine per chunk.
+ *
+ * On one thread the same chunks run in order, pass 2 alone (it yields the chunk's total
+ * too), so every thread count gives the same bits.
+ *
+ * Segments: a head (flag, or offset) restarts the running value from the start value
+ * (init, or the identity). A chunk that holds a head passes start ⊕ (the total of its
+ * last run) to the next chunk instead of carry ⊕ total. */
+#include "cpu.h"
+#include "scan.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCAN_CHUNK ((int64_t)1 << 15)
+
+/* Small scans run on the calling thread (the same result): waking threads costs more. */
+#define WAKE_BYTES ((int64_t)4 << 20)
+
+typedef struct {
+  const tally__scan_problem *p;
+  tally__scan_impl im;
+  tally__scan_args g;
+  const char *x, *y;
+  char *o;
+  int64_t bx_el, by_el, bo_el; /* byte steps per element of x, y, out */
+  tally__sacc start;
+  int64_t nchunks;
+  tally__sacc *carry;     /* nchunks entries: the value entering each chunk */
+  _Atomic int *ready;     /* carry[c] is published */
+} scan_job;
+
+/* ------------------------------------------------------------ segment heads */
+
+/* Smallest offsets index k with offsets[k] > pos (offsets[0] = 0 <= pos). */
+static int64_t first_offset_above(const tally__scan_problem *p, int64_t pos) {
+  int64_t lo = 0, hi = p->nsegments + 1; /* offsets[lo] <= pos < offsets[hi] (virtual) */
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (p->offsets[mid] > pos) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/* The first head in (pos, end), or end. */
+static int64_t next_head(const tally__scan_problem *p, int64_t pos, int64_t end) {
+  if (p->flags) {
+    for (int64_t i = pos + 1; i < end; i++)
+      if (p->flags[i]) return i;
+    return end;
+  }
+  if (p->offsets) {
+    int64_t k = first_offset_above(p, pos);
+    return k <= p->nsegments && p->offsets[k] < end ? p->offsets[k] : end;
+  }
+  return end;
+}
+
+/* The last head in [lo, end), or -1. Element 0 is always a head. */
+static int64_t last_head(const tally__scan_problem *p, int64_t lo, int64_t end) {
+  if (p->flags) {
+    for (int64_t i = end - 1; i > lo; i--)
+      if (p->flags[i]) return i;
+    return lo == 0 || p->flags[lo] ? lo : -1;
+  }
+  if (p->offsets) {
+    int64_t k = first_offset_above(p, end - 1) - 1; /* offsets[k] <= end - 1 */
+    if (p->offsets[k] >= lo) return p->offsets[k];
+  }
+  return lo == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ chunks */
+
+static void run(const scan_job *j, int64_t a, int64_t b, const tally__sacc *acc, tally__sacc *tot,
+                int write) {
+  j->im.run(&j->g, j->x + a * j->bx_el, j->y ? j->y + a * j->by_el : NULL, j->o + a * j->bo_el,
+            b - a, acc, tot, write);
+}
+
+/* Pass 2: scan chunk c from `carry`; returns in *tot the total of its last run, and
+ * whether the chunk holds a head. */
+static int scan_chunk(const scan_job *j, int64_t c, const tally__sacc *carry, tally__sacc *tot) {
+  int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < j->p->n ? lo + SCAN_CHUNK : j->p->n;
+  int heads = last_head(j->p, lo, hi) >= 0;
+  tally__sacc acc = (lo == 0 || (heads && last_head(j->p, lo, lo + 1) == lo)) ? j->start : *carry;
+  for (int64_t pos = lo; pos < hi;) {
+    int64_t end = next_head(j->p, pos, hi);
+    run(j, pos, end, &acc, tot, 1);
+    acc = j->start;
+    pos = end;
+  }
+  return heads;
+}
+
+/* Pass 1: the total of chunk c's last run, and whether the chunk holds a head. */
+static int reduce_chunk(const scan_job *j, int64_t c, tally__sacc *tot) {
+  int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < j->p->n ? lo + SCAN_CHUNK : j->p->n;
+  int64_t h = last_head(j->p, lo, hi);
+  run(j, h >= 0 ? h : lo, hi, &j->start, tot, 0);
+  return h >= 0;
+}
+
+/* The carry into the next chunk. */
+static tally__sacc next_carry(const scan_job *j, const tally__sacc *carry, const tally__sacc *tot,
+                              int heads) {
+  tally__sacc r = heads ? j->start : *carry;
+  j->im.combine(&j->g, &r, tot);
+  return r;
+}
+
+static void chain_task(void *arg, int64_t c) {
+  scan_job *j = arg;
+  if (c + 1 < j->nchunks) {
+    tally__sacc tot;
+    int heads = reduce_chunk(j, c, &tot);
+    for (int spins = 0; !atomic_load_explicit(&j->ready[c], memory_order_acquire); spins++)
+      if (spins > 64) sched_yield(); /* the owner of chunk c-1 may be descheduled */
+    j->carry[c + 1] = next_carry(j, &j->carry[c], &tot, heads);
+    atomic_store_explicit(&j->ready[c + 1], 1, memory_order_release);
+  } else {
+    for (int spins = 0; !atomic_load_explicit(&j->ready[c], memory_order_acquire); spins++)
+      if (spins > 64) sched_yield();
+  }
+  tally__sacc tot;
+  scan_chunk(j, c, &j->carry[c], &tot);
+}
+
+/* ------------------------------------------------------------ user scans */
+
+/* User operators: the same chunks and chain, with byte accumulators. */
+typedef struct {
+  const tally__scan_problem *p;
+  const tally_user_op *u;
+  const char *x;
+  char *o;
+  int64_t nchunks;
+  unsigned char *carry; /* nchunks * size */
+  _Atomic int *ready;
+  const unsigned char *start;
+} user_job;
+
+/* Elements [a, b) from *acc (updated); *tot gets their fold from the identity. */
+static void user_run(const user_job *j, int64_t a, int64_t b, unsigned char *acc,
+                     unsigned char *tot, int write) {
+  const tally_user_op *u = j->u;
+  size_t sz = u->size;
+  int64_t bx = j->p->sx * (int64_t)sz, bo = j->p->so0 * (int64_t)sz;
+  unsigned char v[256];
+  memcpy(tot, u->identity, sz);
+  for (int64_t i = a; i < b; i++) {
+    memcpy(v, j->x + i * bx, sz); /* read before writing: exact in place */
+    if (write && j->p->exclusive) memcpy(j->o + i * bo, acc, sz);
+    if (write) u->combine(acc, v, u->user);
+    u->combine(tot, v, u->user);
+    if (write && !j->p->exclusive) memcpy(j->o + i * bo, acc, sz);
+  }
+}
+
+static int user_chunk(const user_job *j, int64_t c, const unsigned char *carry,
+                      unsigned char *tot, int write) {
+  const tally__scan_problem *p = j->p;
+  int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < p->n ? lo + SCAN_CHUNK : p->n;
+  int64_t h = last_head(p, lo, hi);
+  unsigned char acc[256];
+  if (!write) {
+    memcpy(acc, j->start, j->u->size);
+    user_run(j, h >= 0 ? h : lo, hi, acc, tot, 0);
+    return h >= 0;
+  }
+  memcpy(acc, lo == 0 || last_head(p, lo, lo + 1) == lo ? j->start : carry, j->u->size);
+  for (int64_t pos = lo; pos < hi;) {
+    int64_t end = next_head(p, pos, hi);
+    user_run(j, pos, end, acc, tot, 1);
+    memcpy(acc, j->start, j->u->size);
+    pos = end;
+  }
+  return h >= 0;
+}
+
+static void user_next(const user_job *j, int64_t c, const unsigned char *tot, int heads) {
+  size_t sz = j->u->size;
+  unsigned char *next = j->carry + (c + 1) * (int64_t)sz;
+  memcpy(next, heads ? j->start : j->carry + c * (int64_t)sz, sz);
+  j->u->combine(next, tot, j->u->user);
+}
+
+static void user_task(void *arg, int64_t c) {
+  user_job *j = arg;
+  unsigned char tot[256];
+  size_t sz = j->u->size;
+  if (c + 1 < j->nchunks) {
+    int heads = user_chunk(j, c, NULL, tot, 0);
+    for (int spins = 0; !atomic_load_explicit(&j->ready[c], memory_order_acquire); spins++)
+      if (spins > 64) sched_yield();
+    user_next(j, c, tot, heads);
+    atomic_store_explicit(&j->ready[c + 1], 1, memory_order_release);
+  } else {
+    for (int spins = 0; !atomic_load_explicit(&j->ready[c], memory_order_acquire); spins++)
+      if (spins > 64) sched_yield();
+  }
+  user_chunk(j, c, j->carry + c * (int64_t)sz, tot, 1);
+}
+
+/* ------------------------------------------------------------ the entry */
+
+static bool go_parallel(tally__cpu_ctx *c, int64_t bytes, int64_t nchunks) {
+  if (c->threads < 2 || nchunks < 2 || bytes < c->parallel_bytes) return false;
+  if (bytes < WAKE_BYTES && !tally__pool_awake(c->pool)) {
+    tally__pool_wake(c->pool);
+    return false;
+  }
+  return true;
+}
+
+static tally_status user_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
+                              void *out) {
+  tally__cpu_ctx *c = (tally__cpu_ctx *)ctx;
+  const tally_user_op *u = p->uop;
+  size_t sz = u->size;
+  user_job j = {p, u, in, out, (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK, NULL, NULL,
+                p->init ? p->init : u->identity};
+  if (!go_parallel(c, p->n * (int64_t)sz, j.nchunks)) {
+    unsigned char carry[256], tot[256];
+    memcpy(carry, j.start, sz);
+    for (int64_t k = 0; k < j.nchunks; k++) {
+      int heads = user_chunk(&j, k, carry, tot, 1);
+      unsigned char next[256];
+      memcpy(next, heads ? j.start : carry, sz);
+      u->combine(next, tot, u->user);
+      memcpy(carry, next, sz);
+    }
+    return TALLY_OK;
+  }
+  j.carry = malloc((size_t)j.nchunks * sz);
+  j.ready = calloc((size_t)j.nchunks, sizeof *j.ready);
+  if (!j.carry || !j.ready) {
+    free(j.carry);
+    free((void *)j.ready);
+    return tally__fail(ctx, TALLY_ENOMEM, "scan: out of memory for %lld chunk carries",
+                       (long long)j.nchunks);
+  }
+  memcpy(j.carry, j.start, sz);
+  atomic_store(&j.ready[0], 1);
+  tally__pool_run(c->pool, j.nchunks, user_task, &j, NULL, NULL);
+  free(j.carry);
+  free((void *)j.ready);
+  return TALLY_OK;
+}
+
+tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
+                             const void *in2, void *out) {
+  if (p->uop) return user_scan(ctx, p, in, out);
+  tally__cpu_ctx *c = (tally__cpu_ctx *)ctx;
+  scan_job j;
+  memset(&j, 0, sizeof j);
+  j.p = p;
+  tally__scan_impl_for(p, &j.im);
+  int64_t es = (int64_t)tally_dtype_size(p->dtype), rs = (int64_t)tally_dtype_size(p->rdtype);
+  j.g.exclusive = p->exclusive;
+  j.g.ignore_nan = p->nan == TALLY_NAN_IGNORE;
+  j.g.bx = p->sx * es;
+  j.g.by = p->sy * es;
+  j.g.bo0 = p->so0 * rs;
+  j.g.bo1 = p->so1 * rs;
+  j.g.identity = j.im.identity;
+  j.bx_el = j.g.bx;
+  j.by_el = j.g.by;
+  j.bo_el = j.g.bo0;
+  j.x = in;
+  j.y = in2;
+  j.o = out;
+  j.start = j.im.identity;
+  if (p->init) tally__scan_init_acc(p, p->init, &j.start);
+  j.nchunks = (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK;
+  int64_t bytes = p->n * (es * (in2 ? 2 : 1) + rs * p->width);
+  if (!go_parallel(c, bytes, j.nchunks)) {
+    tally__sacc carry = j.start, tot;
+    for (int64_t k = 0; k < j.nchunks; k++) {
+      int heads = scan_chunk(&j, k, &carry, &tot);
+      carry = next_carry(&j, &carry, &tot, heads);
+    }
+    return TALLY_OK;
+  }
+  j.carry = malloc((size_t)j.nchunks * sizeof *j.carry);
+  j.ready = calloc((size_t)j.nchunks, sizeof *j.ready);
+  if (!j.carry || !j.ready) {
+    free(j.carry);
+    free((void *)j.ready);
+    return tally__fail(ctx, TALLY_ENOMEM, "scan: out of memory for %lld chunk carries",
+                       (long long)j.nchunks);
+  }
+  j.carry[0] = j.start;
+  atomic_store(&j.ready[0], 1);
+  tally__pool_run(c->pool, j.nchunks, chain_task, &j, NULL, NULL);
+  free(j.carry);
+  free((void *)j.ready);
+  return TALLY_OK;
+}

@@ -1,0 +1,44 @@
+/* The CPU scan's typed kernels (scan_kern.c) and what the driver (scan.c) needs of them. */
+#ifndef TALLY_CPU_SCAN_H
+#define TALLY_CPU_SCAN_H
+
+#include "core/internal.h"
+
+#include <stdint.h>
+
+/* An accumulator: one value (a double-double's hi and lo) or a pair (AFFINE's A, B). */
+typedef union {
+  double d[2];
+  float f[2];
+  uint64_t u[2];
+  int64_t i[2];
+} tally__sacc;
+
+typedef struct {
+  int exclusive;
+  int ignore_nan;
+  int64_t bx, by, bo0, bo1; /* byte strides: in, in2, out element, out value */
+  tally__sacc identity;
+} tally__scan_args;
+
+/* Scan m elements of one run (no segment head inside it): x, y at the run's first input
+ * element, o at its first output element. The running value starts at *carry; *total
+ * receives the run's fold from the identity, computed apart from the carry so that a
+ * pass that only reduces (write 0) gives the same bits as the pass that writes. */
+typedef void (*tally__scan_kernel)(const tally__scan_args *g, const char *x, const char *y,
+                                   char *o, int64_t m, const tally__sacc *carry,
+                                   tally__sacc *total, int write);
+
+typedef struct {
+  tally__scan_kernel run;
+  /* acc = acc ⊕ t (the carry chain, in the accumulator's arithmetic). */
+  void (*combine)(const tally__scan_args *g, tally__sacc *acc, const tally__sacc *t);
+  tally__sacc identity;
+} tally__scan_impl;
+
+/* The kernel of a validated built-in scan; the init value (result dtype) as an
+ * accumulator. */
+void tally__scan_impl_for(const tally__scan_problem *p, tally__scan_impl *im);
+void tally__scan_init_acc(const tally__scan_problem *p, const void *init, tally__sacc *acc);
+
+#endif
