@@ -275,6 +275,15 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   j.g.bo0 = p->so0 * rs;
   j.g.bo1 = p->so1 * rs;
   j.g.identity = j.im.identity;
+  /* Contiguous float sums run their full blocks in vector code (the same bits). */
+  if (p->op == TALLY_SUM && p->sx == 1 && p->so0 == 1) {
+    const tally__scan_simd_set *v = c->isa == TALLY__ISA_AVX512 ? &tally__scan_simd_avx512
+                                    : c->isa == TALLY__ISA_AVX2 ? &tally__scan_simd_avx2
+                                                                 : &tally__scan_simd_scalar;
+    bool fast = p->accuracy == TALLY_ACCURACY_FAST;
+    if (p->dtype == TALLY_F32) j.g.simd = fast ? v->sum_f32_f : v->sum_f32_d;
+    else if (p->dtype == TALLY_F64 && fast) j.g.simd = v->sum_f64;
+  }
   j.bx_el = j.g.bx;
   j.by_el = j.g.by;
   j.bo_el = j.g.bo0;

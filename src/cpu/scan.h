@@ -14,12 +14,29 @@ typedef union {
   int64_t i[2];
 } tally__sacc;
 
-typedef struct {
+typedef struct tally__scan_args tally__scan_args;
+
+/* A vector kernel for the full blocks of 8 of a contiguous run (scan_simd.c): updates
+ * the running value *s and the total *t (the accumulator type), returns the elements
+ * done (a multiple of 8); the scalar kernel does the rest. */
+typedef int64_t (*tally__scan_simd_fn)(const tally__scan_args *g, const char *x, char *o,
+                                       int64_t m, void *s, void *t, int write);
+
+struct tally__scan_args {
   int exclusive;
   int ignore_nan;
   int64_t bx, by, bo0, bo1; /* byte strides: in, in2, out element, out value */
   tally__sacc identity;
-} tally__scan_args;
+  tally__scan_simd_fn simd; /* NULL, or the vector kernel of this (op, dtype, accuracy) */
+};
+
+/* The vector kernels of one ISA: SUM of f32 in f64 (DEFAULT) and in f32 (FAST), SUM of
+ * f64 (FAST). Contiguous input and output only. */
+typedef struct {
+  tally__scan_simd_fn sum_f32_d, sum_f32_f, sum_f64;
+} tally__scan_simd_set;
+extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
+    tally__scan_simd_avx512;
 
 /* Scan m elements of one run (no segment head inside it): x, y at the run's first input
  * element, o at its first output element. The running value starts at *carry; *total

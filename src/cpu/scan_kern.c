@@ -1,11 +1,11 @@
 /* Typed kernels of the CPU scan: one per (op, dtype, accumulator), written once as macros.
  *
  * Two shapes. Exact ops (integers, MIN, MAX) and AFFINE run one accumulator through the
- * run in index order. Float SUM and PROD run in blocks of 8: the block's own prefix
- * p[j] = x[0] ⊕ ... ⊕ x[j] (in order), then out[j] = s ⊕ p[j] and s = s ⊕ p[7]. The
- * chain that carries s costs one operation per 8 elements instead of one per element,
- * so the scan is no longer bound by the adder's latency; the rounding is the same on
- * every ISA (plain scalar C, no contraction). */
+ * run in index order. Float SUM and PROD run in blocks of 8 (BLOCK_KERNEL below): the
+ * chain that carries the running value costs one operation per 8 elements instead of
+ * one per element, and the block's own prefix is what an 8-lane vector computes, so
+ * contiguous data runs vector code (scan_simd.c) with the same bits as this scalar
+ * code; the rounding is the same on every ISA (no contraction). */
 #include "scan.h"
 
 #include <math.h>
@@ -19,7 +19,9 @@ typedef struct { double a, b; } pd;            /* float AFFINE in f64 */
 typedef struct { float a, b; } pf;             /* f32 AFFINE, FAST */
 
 static inline dd dd_add(dd a, dd b) {
-  double s = a.hi + b.hi, bb = s - a.hi, e = (a.hi - (s - bb)) + (b.hi - bb); /* TwoSum */
+  double s = a.hi + b.hi;
+  if (!isfinite(s)) return (dd){s, 0.0}; /* Inf and NaN: as the plain sum (no Inf − Inf) */
+  double bb = s - a.hi, e = (a.hi - (s - bb)) + (b.hi - bb); /* TwoSum */
   e += a.lo + b.lo;
   double h = s + e; /* FastTwoSum: renormalise so that hi is the rounded value */
   return (dd){h, e - (h - s)};
@@ -109,37 +111,32 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
   }                                                                                        \
   KERNEL_TAIL
 
-/* Blocks of 8 (the last may be shorter): every load of a block comes before its stores,
- * so exact in-place works. */
+/* Blocks of 8 (the last may be shorter), each block's prefix by the Hillis–Steele
+ * steps, as an 8-lane vector computes it: y[j] = x[j] ⊕ x[j-1], z[j] = y[j] ⊕ y[j-2],
+ * w[j] = z[j] ⊕ z[j-4] (a term past the block's start is left out). Then out[j] = s ⊕
+ * w[j] (exclusive: s ⊕ w[j-1], out[0] = s), s = s ⊕ w[b-1]. A vector kernel of the same
+ * steps (scan_simd.c, contiguous data) runs the full blocks first when g->simd is set:
+ * same bits. Every load of a block comes before its stores, so in place works. */
 #define BLOCK_KERNEL(NAME, A, LOAD, STORE, OP)                                             \
   KERNEL_HEAD(NAME, A)                                                                     \
-  for (int64_t i = 0; i < m; i += 8) {                                                     \
+  int64_t i0 = g->simd ? g->simd(g, x, o, m, &s, &t, write) : 0;                           \
+  for (int64_t i = i0; i < m; i += 8) {                                                    \
     int b = m - i < 8 ? (int)(m - i) : 8;                                                  \
-    A p[8];                                                                                \
-    p[0] = LOAD(i);                                                                        \
-    if (b == 8) {                                                                          \
-      for (int j = 1; j < 8; j++) p[j] = OP(g, p[j - 1], LOAD(i + j));                     \
-      if (write) {                                                                         \
-        if (g->exclusive) {                                                                \
-          STORE(i, s);                                                                     \
-          for (int j = 1; j < 8; j++) STORE(i + j, OP(g, s, p[j - 1]));                    \
-        } else {                                                                           \
-          for (int j = 0; j < 8; j++) STORE(i + j, OP(g, s, p[j]));                        \
-        }                                                                                  \
-      }                                                                                    \
-    } else {                                                                               \
-      for (int j = 1; j < b; j++) p[j] = OP(g, p[j - 1], LOAD(i + j));                     \
-      if (write) {                                                                         \
-        if (g->exclusive) {                                                                \
-          STORE(i, s);                                                                     \
-          for (int j = 1; j < b; j++) STORE(i + j, OP(g, s, p[j - 1]));                    \
-        } else {                                                                           \
-          for (int j = 0; j < b; j++) STORE(i + j, OP(g, s, p[j]));                        \
-        }                                                                                  \
+    A w[8], z[8];                                                                          \
+    for (int j = 0; j < b; j++) w[j] = LOAD(i + j);                                        \
+    for (int j = b - 1; j >= 1; j--) w[j] = OP(g, w[j], w[j - 1]);                         \
+    for (int j = 0; j < b; j++) z[j] = j >= 2 ? OP(g, w[j], w[j - 2]) : w[j];              \
+    for (int j = 0; j < b; j++) w[j] = j >= 4 ? OP(g, z[j], z[j - 4]) : z[j];              \
+    if (write) {                                                                           \
+      if (g->exclusive) {                                                                  \
+        STORE(i, s);                                                                       \
+        for (int j = 1; j < b; j++) STORE(i + j, OP(g, s, w[j - 1]));                      \
+      } else {                                                                             \
+        for (int j = 0; j < b; j++) STORE(i + j, OP(g, s, w[j]));                          \
       }                                                                                    \
     }                                                                                      \
-    s = OP(g, s, p[b - 1]);                                                                \
-    t = OP(g, t, p[b - 1]);                                                                \
+    s = OP(g, s, w[b - 1]);                                                                \
+    t = OP(g, t, w[b - 1]);                                                                \
   }                                                                                        \
   KERNEL_TAIL
 

@@ -1,0 +1,113 @@
+/* Vector kernels of the CPU scan, compiled once per ISA (TALLY_ISA) like kernels.c: the
+ * full blocks of 8 of a contiguous float SUM. Each block's prefix is three Hillis–Steele
+ * steps (add the block shifted by 1, 2, 4 lanes; lanes shifted in hold −0.0, which adds
+ * exactly nothing), the same steps, in the same order, as BLOCK_KERNEL in scan_kern.c,
+ * so contiguous and strided data give the same bits, on every ISA. */
+#include "scan.h"
+
+#include <string.h>
+
+#ifndef TALLY_ISA
+#define TALLY_ISA scalar
+#endif
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+typedef double vd8 __attribute__((vector_size(64)));
+typedef float vf8 __attribute__((vector_size(32)));
+typedef int32_t vi8 __attribute__((vector_size(32)));
+typedef int64_t vl8 __attribute__((vector_size(64)));
+
+#define SH(v, f, k)                                                                            \
+  __builtin_shufflevector(v, f, (k) > 0 ? 8 : 0, (k) > 1 ? 8 : 1 - (k), (k) > 2 ? 8 : 2 - (k), \
+                          (k) > 3 ? 8 : 3 - (k), 4 - (k), 5 - (k), 6 - (k), 7 - (k))
+
+/* Inclusive prefix of the 8 lanes; fill is −0.0 in every lane. */
+#define PREFIX(v, f)          \
+  do {                        \
+    v = v + SH(v, f, 1);      \
+    v = v + SH(v, f, 2);      \
+    v = v + SH(v, f, 4);      \
+  } while (0)
+
+static int64_t sum_f32_d(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp,
+                         void *tp, int write) {
+  const float *x = (const float *)xc;
+  float *o = (float *)oc;
+  double s, t;
+  memcpy(&s, sp, 8);
+  memcpy(&t, tp, 8);
+  const vd8 f = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    vf8 xf;
+    memcpy(&xf, x + i, sizeof xf);
+    if (g->ignore_nan) xf = (vf8)((vi8)(xf == xf) & (vi8)xf); /* NaN → +0.0 */
+    vd8 v = __builtin_convertvector(xf, vd8);
+    PREFIX(v, f);
+    if (write) {
+      vd8 r = (g->exclusive ? SH(v, f, 1) : v) + s;
+      vf8 rf = __builtin_convertvector(r, vf8);
+      memcpy(o + i, &rf, sizeof rf);
+    }
+    s = s + v[7];
+    t = t + v[7];
+  }
+  memcpy(sp, &s, 8);
+  memcpy(tp, &t, 8);
+  return i;
+}
+
+static int64_t sum_f32_f(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp,
+                         void *tp, int write) {
+  const float *x = (const float *)xc;
+  float *o = (float *)oc;
+  float s, t;
+  memcpy(&s, sp, 4);
+  memcpy(&t, tp, 4);
+  const vf8 f = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f};
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    vf8 v;
+    memcpy(&v, x + i, sizeof v);
+    if (g->ignore_nan) v = (vf8)((vi8)(v == v) & (vi8)v);
+    PREFIX(v, f);
+    if (write) {
+      vf8 r = (g->exclusive ? SH(v, f, 1) : v) + s;
+      memcpy(o + i, &r, sizeof r);
+    }
+    s = s + v[7];
+    t = t + v[7];
+  }
+  memcpy(sp, &s, 4);
+  memcpy(tp, &t, 4);
+  return i;
+}
+
+static int64_t sum_f64(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp,
+                       void *tp, int write) {
+  const double *x = (const double *)xc;
+  double *o = (double *)oc;
+  double s, t;
+  memcpy(&s, sp, 8);
+  memcpy(&t, tp, 8);
+  const vd8 f = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    vd8 v;
+    memcpy(&v, x + i, sizeof v);
+    if (g->ignore_nan) v = (vd8)((vl8)(v == v) & (vl8)v);
+    PREFIX(v, f);
+    if (write) {
+      vd8 r = (g->exclusive ? SH(v, f, 1) : v) + s;
+      memcpy(o + i, &r, sizeof r);
+    }
+    s = s + v[7];
+    t = t + v[7];
+  }
+  memcpy(sp, &s, 8);
+  memcpy(tp, &t, 8);
+  return i;
+}
+
+const tally__scan_simd_set CAT(tally__scan_simd_, TALLY_ISA) = {sum_f32_d, sum_f32_f, sum_f64};
