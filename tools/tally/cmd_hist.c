@@ -269,6 +269,8 @@ int tally_cmd_hist(int argc, char **argv) {
   if (s) { rc = cli_lib_error(NULL, s); goto done; }
   s = tally_histogram(ctx, &in, a.weights ? &wa : NULL, &spec, &ca, a.weights ? &sa : NULL, &st);
   if (s) { rc = cli_lib_error(ctx, s); goto done; }
+  /* The picture first: when it cannot be written, nothing is printed but the error. */
+  if (a.plot && plot(&a, counts, err, sizeof err)) { cli_error("%s", err); rc = CLI_EXIT_FAIL; goto done; }
 
   if (a.json) {
     printf("{\"file\":");
@@ -312,7 +314,6 @@ int tally_cmd_hist(int argc, char **argv) {
            st.below, st.above, a.clamp ? " (counted in the end bins: --clamp)" : " (not counted)");
   }
   if (fflush(stdout) != 0) { cli_error("standard output: write failed"); rc = CLI_EXIT_FAIL; goto done; }
-  if (a.plot && plot(&a, counts, err, sizeof err)) { cli_error("%s", err); rc = CLI_EXIT_FAIL; goto done; }
   rc = 0;
 done:
   tally_close(ctx);
