@@ -2,11 +2,13 @@
  *
  * The input is cut into chunks of SCAN_CHUNK elements (a constant: results never depend
  * on the thread count). Each chunk is one pool task, and tasks are claimed in index
- * order. Task c first reduces its chunk (pass 1, reading memory), waits until the carry
- * into chunk c is published, publishes the carry into chunk c+1 (carry ⊕ chunk total),
- * then scans its chunk from the carry (pass 2, reading the chunk again from the cache it
- * just filled, and writing the output). Memory is read once and written once, as a copy
- * does; the serial chain between chunks is one combine per chunk.
+ * order. Task c first reduces its chunk (pass 1, reading memory) and publishes the total,
+ * gets the carry into chunk c (the carries are a left-to-right chain: carry[c+1] =
+ * carry[c] ⊕ total[c]), publishes the carry into chunk c+1, then scans its chunk from the
+ * carry (pass 2, reading the chunk again from the cache it just filled, and writing the
+ * output). Memory is read once and written once, as a copy does. A task that finds an
+ * earlier chunk's total or carry unpublished computes it itself (decoupled look-back,
+ * with the same bits) instead of waiting for a thread that may be descheduled.
  *
  * On one thread the same chunks run in order, pass 2 alone (it yields the chunk's total
  * too), so every thread count gives the same bits.
@@ -37,7 +39,10 @@ typedef struct {
   tally__sacc start;
   int64_t nchunks;
   tally__sacc *carry;     /* nchunks entries: the value entering each chunk */
-  _Atomic int *ready;     /* carry[c] is published */
+  _Atomic int *ready;     /* carry[c]: 0 unknown, 1 being written, 2 published */
+  tally__sacc *agg;       /* each chunk's pass-1 total (of its last run) */
+  int *agg_heads;         /* ... and whether it holds a segment head */
+  _Atomic int *agg_state; /* 0 unknown, 1 being written, 2 published */
 } scan_job;
 
 /* ------------------------------------------------------------ segment heads */
@@ -120,21 +125,60 @@ static tally__sacc next_carry(const scan_job *j, const tally__sacc *carry, const
   return r;
 }
 
+/* A chunk's aggregate (pass 1), computed by its task or by any task that needs it first:
+ * the same bits whoever computes it, published once. */
+static void get_agg(scan_job *j, int64_t m, tally__sacc *tot, int *heads) {
+  if (atomic_load_explicit(&j->agg_state[m], memory_order_acquire) == 2) {
+    *tot = j->agg[m];
+    *heads = j->agg_heads[m];
+    return;
+  }
+  *heads = reduce_chunk(j, m, tot);
+  int expect = 0;
+  if (atomic_compare_exchange_strong(&j->agg_state[m], &expect, 1)) {
+    j->agg[m] = *tot;
+    j->agg_heads[m] = *heads;
+    atomic_store_explicit(&j->agg_state[m], 2, memory_order_release);
+  }
+}
+
+static void put_carry(scan_job *j, int64_t c, const tally__sacc *v) {
+  int expect = 0;
+  if (atomic_compare_exchange_strong(&j->ready[c], &expect, 1)) {
+    j->carry[c] = *v;
+    atomic_store_explicit(&j->ready[c], 2, memory_order_release);
+  }
+}
+
+/* The carry into chunk c: the latest published carry before it, carried forward over the
+ * chunks in between (their aggregates computed here if their tasks have not published
+ * them yet). Nobody waits for a thread that the system has descheduled: on a busy
+ * machine a stalled chain would stall every thread. */
+static tally__sacc get_carry(scan_job *j, int64_t c) {
+  int64_t k = c;
+  while (atomic_load_explicit(&j->ready[k], memory_order_acquire) != 2) k--; /* ready[0] is */
+  tally__sacc r = j->carry[k];
+  for (int64_t m = k; m < c; m++) {
+    tally__sacc tot;
+    int heads;
+    get_agg(j, m, &tot, &heads);
+    r = next_carry(j, &r, &tot, heads);
+    put_carry(j, m + 1, &r);
+  }
+  return r;
+}
+
 static void chain_task(void *arg, int64_t c) {
   scan_job *j = arg;
-  if (c + 1 < j->nchunks) {
-    tally__sacc tot;
-    int heads = reduce_chunk(j, c, &tot);
-    for (int spins = 0; !atomic_load_explicit(&j->ready[c], memory_order_acquire); spins++)
-      if (spins > 64) sched_yield(); /* the owner of chunk c-1 may be descheduled */
-    j->carry[c + 1] = next_carry(j, &j->carry[c], &tot, heads);
-    atomic_store_explicit(&j->ready[c + 1], 1, memory_order_release);
-  } else {
-    for (int spins = 0; !atomic_load_explicit(&j->ready[c], memory_order_acquire); spins++)
-      if (spins > 64) sched_yield();
-  }
   tally__sacc tot;
-  scan_chunk(j, c, &j->carry[c], &tot);
+  int heads = 0;
+  if (c + 1 < j->nchunks) get_agg(j, c, &tot, &heads); /* published early, for the others */
+  tally__sacc carry = get_carry(j, c);
+  if (c + 1 < j->nchunks) {
+    tally__sacc next = next_carry(j, &carry, &tot, heads);
+    put_carry(j, c + 1, &next);
+  }
+  scan_chunk(j, c, &carry, &tot);
 }
 
 /* ------------------------------------------------------------ user scans */
@@ -302,18 +346,25 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
     }
     return TALLY_OK;
   }
-  j.carry = malloc((size_t)j.nchunks * sizeof *j.carry);
-  j.ready = calloc((size_t)j.nchunks, sizeof *j.ready);
-  if (!j.carry || !j.ready) {
-    free(j.carry);
-    free((void *)j.ready);
-    return tally__fail(ctx, TALLY_ENOMEM, "scan: out of memory for %lld chunk carries",
-                       (long long)j.nchunks);
+  size_t nc = (size_t)j.nchunks;
+  j.carry = malloc(nc * sizeof *j.carry);
+  j.agg = malloc(nc * sizeof *j.agg);
+  j.agg_heads = malloc(nc * sizeof *j.agg_heads);
+  j.ready = calloc(nc, sizeof *j.ready);
+  j.agg_state = calloc(nc, sizeof *j.agg_state);
+  tally_status st = TALLY_OK;
+  if (!j.carry || !j.agg || !j.agg_heads || !j.ready || !j.agg_state) {
+    st = tally__fail(ctx, TALLY_ENOMEM, "scan: out of memory for %lld chunk carries",
+                     (long long)j.nchunks);
+  } else {
+    j.carry[0] = j.start;
+    atomic_store(&j.ready[0], 2);
+    tally__pool_run(c->pool, j.nchunks, chain_task, &j, NULL, NULL);
   }
-  j.carry[0] = j.start;
-  atomic_store(&j.ready[0], 1);
-  tally__pool_run(c->pool, j.nchunks, chain_task, &j, NULL, NULL);
   free(j.carry);
+  free(j.agg);
+  free(j.agg_heads);
   free((void *)j.ready);
-  return TALLY_OK;
+  free((void *)j.agg_state);
+  return st;
 }
