@@ -326,7 +326,7 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
                                                                  : &tally__scan_simd_scalar;
     bool fast = p->accuracy == TALLY_ACCURACY_FAST;
     if (p->dtype == TALLY_F32) j.g.simd = fast ? v->sum_f32_f : v->sum_f32_d;
-    else if (p->dtype == TALLY_F64 && fast) j.g.simd = v->sum_f64;
+    else if (p->dtype == TALLY_F64) j.g.simd = fast ? v->sum_f64 : v->sum_f64_dd;
   }
   j.bx_el = j.g.bx;
   j.by_el = j.g.by;

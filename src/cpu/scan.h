@@ -31,9 +31,9 @@ struct tally__scan_args {
 };
 
 /* The vector kernels of one ISA: SUM of f32 in f64 (DEFAULT) and in f32 (FAST), SUM of
- * f64 (FAST). Contiguous input and output only. */
+ * f64 (FAST) and compensated (DEFAULT). Contiguous input and output only. */
 typedef struct {
-  tally__scan_simd_fn sum_f32_d, sum_f32_f, sum_f64;
+  tally__scan_simd_fn sum_f32_d, sum_f32_f, sum_f64, sum_f64_dd;
 } tally__scan_simd_set;
 extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
     tally__scan_simd_avx512;

@@ -113,23 +113,24 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
 
 /* Blocks of 8 (the last may be shorter), each block's prefix by the Hillis–Steele
  * steps, as an 8-lane vector computes it: y[j] = x[j] ⊕ x[j-1], z[j] = y[j] ⊕ y[j-2],
- * w[j] = z[j] ⊕ z[j-4] (a term past the block's start is left out). Then out[j] = s ⊕
- * w[j] (exclusive: s ⊕ w[j-1], out[0] = s), s = s ⊕ w[b-1]. A vector kernel of the same
- * steps (scan_simd.c, contiguous data) runs the full blocks first when g->simd is set:
+ * w[j] = z[j] ⊕ z[j-4], where a term before the block's start is FILL (−0.0, which adds
+ * exactly nothing, as the lanes a vector shifts in). Then out[j] = s ⊕ w[j] (exclusive:
+ * s ⊕ w[j-1], with w[-1] = FILL), s = s ⊕ w[b-1]. A vector kernel of the same steps
+ * (scan_simd.c, contiguous data) runs the full blocks first when g->simd is set: the
  * same bits. Every load of a block comes before its stores, so in place works. */
-#define BLOCK_KERNEL(NAME, A, LOAD, STORE, OP)                                             \
+#define BLOCK_KERNEL(NAME, A, LOAD, STORE, OP, FILL)                                       \
   KERNEL_HEAD(NAME, A)                                                                     \
   int64_t i0 = g->simd ? g->simd(g, x, o, m, &s, &t, write) : 0;                           \
   for (int64_t i = i0; i < m; i += 8) {                                                    \
     int b = m - i < 8 ? (int)(m - i) : 8;                                                  \
-    A w[8], z[8];                                                                          \
+    A w[8], z[8], f = FILL;                                                                \
     for (int j = 0; j < b; j++) w[j] = LOAD(i + j);                                        \
-    for (int j = b - 1; j >= 1; j--) w[j] = OP(g, w[j], w[j - 1]);                         \
-    for (int j = 0; j < b; j++) z[j] = j >= 2 ? OP(g, w[j], w[j - 2]) : w[j];              \
-    for (int j = 0; j < b; j++) w[j] = j >= 4 ? OP(g, z[j], z[j - 4]) : z[j];              \
+    for (int j = b - 1; j >= 0; j--) w[j] = OP(g, w[j], j >= 1 ? w[j - 1] : f);            \
+    for (int j = 0; j < b; j++) z[j] = OP(g, w[j], j >= 2 ? w[j - 2] : f);                 \
+    for (int j = 0; j < b; j++) w[j] = OP(g, z[j], j >= 4 ? z[j - 4] : f);                 \
     if (write) {                                                                           \
       if (g->exclusive) {                                                                  \
-        STORE(i, s);                                                                       \
+        STORE(i, OP(g, s, f));                                                             \
         for (int j = 1; j < b; j++) STORE(i + j, OP(g, s, w[j - 1]));                      \
       } else {                                                                             \
         for (int j = 0; j < b; j++) STORE(i + j, OP(g, s, w[j]));                          \
@@ -271,10 +272,10 @@ FLD(f64, LD(double, x, i_, g->bx))
   static inline double ls1_##SUF(const tally__scan_args *g, const char *x, int64_t i) {    \
     return fl_##SUF(g, x, i, 1.0);                                                          \
   }                                                                                         \
-  BLOCK_KERNEL(sumd_##SUF, double, LS0_##SUF, ST_F32, OP_ADD)                               \
-  BLOCK_KERNEL(sumf_##SUF, float, (float)LS0_##SUF, ST_F32, OP_ADD)                         \
-  BLOCK_KERNEL(prodd_##SUF, double, LS1_##SUF, ST_F32, OP_MUL)                              \
-  BLOCK_KERNEL(prodf_##SUF, float, (float)LS1_##SUF, ST_F32, OP_MUL)
+  BLOCK_KERNEL(sumd_##SUF, double, LS0_##SUF, ST_F32, OP_ADD, -0.0)                        \
+  BLOCK_KERNEL(sumf_##SUF, float, (float)LS0_##SUF, ST_F32, OP_ADD, -0.0f)                  \
+  BLOCK_KERNEL(prodd_##SUF, double, LS1_##SUF, ST_F32, OP_MUL, 1.0)                         \
+  BLOCK_KERNEL(prodf_##SUF, float, (float)LS1_##SUF, ST_F32, OP_MUL, 1.0f)
 #define LS0_f16(i) ls0_f16(g, x, i)
 #define LS1_f16(i) ls1_f16(g, x, i)
 #define LS0_bf16(i) ls0_bf16(g, x, i)
@@ -289,9 +290,9 @@ SMALL_FLOAT(f32)
 #define LD64S(i) fl_f64(g, x, i, 0.0)
 #define LD64P(i) fl_f64(g, x, i, 1.0)
 #define LD64DD(i) ((dd){fl_f64(g, x, i, 0.0), 0.0})
-BLOCK_KERNEL(sumdd_f64, dd, LD64DD, ST_DD, OP_DD)
-BLOCK_KERNEL(sumd_f64, double, LD64S, ST_F64, OP_ADD)
-BLOCK_KERNEL(prodd_f64, double, LD64P, ST_F64, OP_MUL)
+BLOCK_KERNEL(sumdd_f64, dd, LD64DD, ST_DD, OP_DD, ((dd){-0.0, -0.0}))
+BLOCK_KERNEL(sumd_f64, double, LD64S, ST_F64, OP_ADD, -0.0)
+BLOCK_KERNEL(prodd_f64, double, LD64P, ST_F64, OP_MUL, 1.0)
 
 /* ------------------------------------------------------------ float MIN, MAX */
 

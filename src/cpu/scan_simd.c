@@ -110,4 +110,73 @@ static int64_t sum_f64(const tally__scan_args *g, const char *xc, char *oc, int6
   return i;
 }
 
-const tally__scan_simd_set CAT(tally__scan_simd_, TALLY_ISA) = {sum_f32_d, sum_f32_f, sum_f64};
+/* f64 DEFAULT: double-double lanes (hi, lo), dd_add of scan_kern.c lane by lane. */
+typedef struct { vd8 h, l; } vdd;
+
+static inline vdd vdd_add(vdd a, vdd b) {
+  vd8 s = a.h + b.h;
+  vd8 bb = s - a.h, e = (a.h - (s - bb)) + (b.h - bb);
+  e = e + (a.l + b.l);
+  vd8 h = s + e;
+  vd8 l = e - (h - s);
+  /* Inf and NaN: (s, 0), as the scalar code */
+  vl8 fin = (s - s) == (s - s); /* all ones where s is finite */
+  vdd r;
+  r.h = (vd8)((fin & (vl8)h) | (~fin & (vl8)s));
+  r.l = (vd8)(fin & (vl8)l);
+  return r;
+}
+
+static inline vdd vdd_sh(vdd v, const vdd f, int k) {
+  vdd r;
+  if (k == 1) r.h = SH(v.h, f.h, 1), r.l = SH(v.l, f.l, 1);
+  else if (k == 2) r.h = SH(v.h, f.h, 2), r.l = SH(v.l, f.l, 2);
+  else r.h = SH(v.h, f.h, 4), r.l = SH(v.l, f.l, 4);
+  return r;
+}
+
+/* The scalar dd_add, for the running value (the same arithmetic as scan_kern.c's). */
+static inline void dd1_add(double *ah, double *al, double bh, double bl) {
+  double s = *ah + bh;
+  if (s - s != s - s) { *ah = s; *al = 0.0; return; }
+  double bb = s - *ah, e = (*ah - (s - bb)) + (bh - bb);
+  e += *al + bl;
+  double h = s + e;
+  *al = e - (h - s);
+  *ah = h;
+}
+
+static int64_t sum_f64_dd(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp,
+                          void *tp, int write) {
+  const double *x = (const double *)xc;
+  double *o = (double *)oc;
+  double s[2], t[2];
+  memcpy(s, sp, 16);
+  memcpy(t, tp, 16);
+  const vd8 mz = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+  const vdd f = {mz, mz};
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    vdd v;
+    memcpy(&v.h, x + i, sizeof v.h);
+    if (g->ignore_nan) v.h = (vd8)((vl8)(v.h == v.h) & (vl8)v.h);
+    v.l = (vd8){0, 0, 0, 0, 0, 0, 0, 0};
+    v = vdd_add(v, vdd_sh(v, f, 1));
+    v = vdd_add(v, vdd_sh(v, f, 2));
+    v = vdd_add(v, vdd_sh(v, f, 4));
+    if (write) {
+      vdd sv = {{s[0], s[0], s[0], s[0], s[0], s[0], s[0], s[0]},
+                {s[1], s[1], s[1], s[1], s[1], s[1], s[1], s[1]}};
+      vdd r = vdd_add(sv, g->exclusive ? vdd_sh(v, f, 1) : v);
+      memcpy(o + i, &r.h, sizeof r.h);
+    }
+    dd1_add(&s[0], &s[1], v.h[7], v.l[7]);
+    dd1_add(&t[0], &t[1], v.h[7], v.l[7]);
+  }
+  memcpy(sp, s, 16);
+  memcpy(tp, t, 16);
+  return i;
+}
+
+const tally__scan_simd_set CAT(tally__scan_simd_, TALLY_ISA) = {sum_f32_d, sum_f32_f, sum_f64,
+                                                                  sum_f64_dd};

@@ -378,7 +378,9 @@ static void affine_order(tc_run *R) {
             (long long)out[2], (long long)out[3], (long long)out[4], (long long)out[5]);
 }
 
-/* CPU: 1, 2 and 4 threads (every size parallel) give the same bits, and pass the reference. */
+/* CPU: 1, 2 and 4 threads (every size parallel; the last with the scalar ISA) give the same
+ * bits, and pass the reference; so does strided input (scalar code) against contiguous
+ * input (vector code). */
 static void threads(tc_run *R) {
   tally_context_info info;
   if (tally_context_describe(R->ctx, &info) != TALLY_OK || strcmp(info.backend, "cpu") != 0) return;
@@ -389,7 +391,7 @@ static void threads(tc_run *R) {
       {TALLY_SUM, TALLY_I32, TALLY_ACCURACY_DEFAULT, 2}, {TALLY_MAX, TALLY_F16, TALLY_ACCURACY_DEFAULT, 0}};
   int64_t n = R->quick ? 100003 : 400009;
   static const char *const devs[] = {"cpu:threads=1,parallel_bytes=0", "cpu:threads=2,parallel_bytes=0",
-                                     "cpu:threads=4,parallel_bytes=0"};
+                                     "cpu:threads=4,parallel_bytes=0,isa=scalar"};
   for (size_t k = 0; k < sizeof combos / sizeof *combos; k++) {
     uint64_t id;
     if (!tc_begin(R, &id)) continue;
@@ -407,8 +409,12 @@ static void threads(tc_run *R) {
     c.nseg = 17;
     int ok;
     size_t bytes = (size_t)(n * tt_width(c.op)) * tt_size(tt_scan_rdtype(c.op, c.dt, &ok));
-    unsigned char *res[3];
+    unsigned char *res[4];
     int pass = 1;
+    res[3] = tc_alloc(bytes);
+    sc_case strided = c;
+    strided.layout = TC_STRIDE3;
+    pass &= run_on(R, R->ctx, "stride 3", &strided, id, res[3], 0);
     for (int t = 0; t < 3; t++) {
       res[t] = tc_alloc(bytes);
       tally_context *ctx;
@@ -423,7 +429,10 @@ static void threads(tc_run *R) {
     if (pass && (memcmp(res[0], res[1], bytes) != 0 || memcmp(res[0], res[2], bytes) != 0))
       tc_fail(R, "case=%" PRIu64 " scan %s %s n=%" PRId64 ": results differ between 1, 2 and 4 "
               "threads", id, tally_op_name(c.op), tally_dtype_name(c.dt), n);
-    for (int t = 0; t < 3; t++) free(res[t]);
+    if (pass && memcmp(res[0], res[3], bytes) != 0)
+      tc_fail(R, "case=%" PRIu64 " scan %s %s n=%" PRId64 ": strided input gives other bits than "
+              "contiguous input", id, tally_op_name(c.op), tally_dtype_name(c.dt), n);
+    for (int t = 0; t < 4; t++) free(res[t]);
   }
 }
 
