@@ -25,6 +25,7 @@
 #include <string.h>
 
 #define SCAN_CHUNK ((int64_t)1 << 15)
+#define SCAN_PIECE ((int64_t)1 << 12) /* pass 2 in pieces, prefetching between them */
 
 /* Small scans run on the calling thread (the same result): waking threads costs more. */
 #define WAKE_BYTES ((int64_t)4 << 20)
@@ -38,6 +39,7 @@ typedef struct {
   int64_t bx_el, by_el, bo_el; /* byte steps per element of x, y, out */
   tally__sacc start;
   int64_t nchunks;
+  int threads;            /* prefetch distance in chunks */
   tally__sacc *carry;     /* nchunks entries: the value entering each chunk */
   _Atomic int *ready;     /* carry[c]: 0 unknown, 1 being written, 2 published */
   tally__sacc *agg;       /* each chunk's pass-1 total (of its last run) */
@@ -88,21 +90,38 @@ static int64_t last_head(const tally__scan_problem *p, int64_t lo, int64_t end) 
 
 /* ------------------------------------------------------------ chunks */
 
-static void run(const scan_job *j, int64_t a, int64_t b, const tally__sacc *acc, tally__sacc *tot,
+/* Elements [a, b) of one run, from *acc (updated), folding *tot (updated). */
+static void run(const scan_job *j, int64_t a, int64_t b, tally__sacc *acc, tally__sacc *tot,
                 int write) {
   j->im.run(&j->g, j->x + a * j->bx_el, j->y ? j->y + a * j->by_el : NULL, j->o + a * j->bo_el,
             b - a, acc, tot, write);
 }
 
+/* Bring element range [a, b) of the input into the cache ahead of its pass 1. */
+static void prefetch(const scan_job *j, int64_t a, int64_t b) {
+  if (a >= b || j->bx_el != (int64_t)tally_dtype_size(j->p->dtype)) return;
+  const char *p = j->x + a * j->bx_el, *e = j->x + b * j->bx_el;
+  for (; p < e; p += 64) __builtin_prefetch(p, 0, 3);
+}
+
 /* Pass 2: scan chunk c from `carry`; returns in *tot the total of its last run, and
- * whether the chunk holds a head. */
-static int scan_chunk(const scan_job *j, int64_t c, const tally__sacc *carry, tally__sacc *tot) {
+ * whether the chunk holds a head. With ahead > 0, the input of chunk c + ahead (the next
+ * chunk this thread is likely to take) is prefetched piece by piece meanwhile, so that
+ * its pass 1 reads the cache while memory is busy with this chunk's writes. */
+static int scan_chunk(const scan_job *j, int64_t c, const tally__sacc *carry, tally__sacc *tot,
+                      int64_t ahead) {
   int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < j->p->n ? lo + SCAN_CHUNK : j->p->n;
   int heads = last_head(j->p, lo, hi) >= 0;
   tally__sacc acc = (lo == 0 || (heads && last_head(j->p, lo, lo + 1) == lo)) ? j->start : *carry;
+  int64_t nlo = (c + ahead) * SCAN_CHUNK, nhi = nlo + SCAN_CHUNK < j->p->n ? nlo + SCAN_CHUNK : j->p->n;
   for (int64_t pos = lo; pos < hi;) {
     int64_t end = next_head(j->p, pos, hi);
-    run(j, pos, end, &acc, tot, 1);
+    *tot = j->im.identity;
+    for (int64_t a = pos; a < end; a += SCAN_PIECE) {
+      int64_t b = end - a > SCAN_PIECE ? a + SCAN_PIECE : end;
+      run(j, a, b, &acc, tot, 1);
+      if (ahead > 0) prefetch(j, nlo + (a - lo), nlo + (b - lo) < nhi ? nlo + (b - lo) : nhi);
+    }
     acc = j->start;
     pos = end;
   }
@@ -113,7 +132,9 @@ static int scan_chunk(const scan_job *j, int64_t c, const tally__sacc *carry, ta
 static int reduce_chunk(const scan_job *j, int64_t c, tally__sacc *tot) {
   int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < j->p->n ? lo + SCAN_CHUNK : j->p->n;
   int64_t h = last_head(j->p, lo, hi);
-  run(j, h >= 0 ? h : lo, hi, &j->start, tot, 0);
+  tally__sacc acc = j->start;
+  *tot = j->im.identity;
+  run(j, h >= 0 ? h : lo, hi, &acc, tot, 0);
   return h >= 0;
 }
 
@@ -178,7 +199,7 @@ static void chain_task(void *arg, int64_t c) {
     tally__sacc next = next_carry(j, &carry, &tot, heads);
     put_carry(j, c + 1, &next);
   }
-  scan_chunk(j, c, &carry, &tot);
+  scan_chunk(j, c, &carry, &tot, j->threads);
 }
 
 /* ------------------------------------------------------------ user scans */
@@ -337,11 +358,12 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   j.start = j.im.identity;
   if (p->init) tally__scan_init_acc(p, p->init, &j.start);
   j.nchunks = (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK;
+  j.threads = c->threads;
   int64_t bytes = p->n * (es * (in2 ? 2 : 1) + rs * p->width);
   if (!go_parallel(c, bytes, j.nchunks)) {
     tally__sacc carry = j.start, tot;
     for (int64_t k = 0; k < j.nchunks; k++) {
-      int heads = scan_chunk(&j, k, &carry, &tot);
+      int heads = scan_chunk(&j, k, &carry, &tot, 0);
       carry = next_carry(&j, &carry, &tot, heads);
     }
     return TALLY_OK;

@@ -38,12 +38,14 @@ typedef struct {
 extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
     tally__scan_simd_avx512;
 
-/* Scan m elements of one run (no segment head inside it): x, y at the run's first input
- * element, o at its first output element. The running value starts at *carry; *total
- * receives the run's fold from the identity, computed apart from the carry so that a
- * pass that only reduces (write 0) gives the same bits as the pass that writes. */
+/* Scan m elements of a run (no segment head inside them): x, y at the first input
+ * element, o at the first output element. *carry is the running value, *total the run's
+ * fold from the identity (the caller starts it at the identity), both updated, so a run
+ * may be scanned in pieces (of multiples of 8 elements) with the same bits. The total is
+ * kept apart from the carry so that a pass that only reduces (write 0) gives the same
+ * bits as the pass that writes. */
 typedef void (*tally__scan_kernel)(const tally__scan_args *g, const char *x, const char *y,
-                                   char *o, int64_t m, const tally__sacc *carry,
+                                   char *o, int64_t m, tally__sacc *carry,
                                    tally__sacc *total, int write);
 
 typedef struct {

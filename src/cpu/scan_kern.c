@@ -79,13 +79,14 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
 
 #define KERNEL_HEAD(NAME, A)                                                               \
   static void NAME(const tally__scan_args *g, const char *x, const char *y, char *o,       \
-                   int64_t m, const tally__sacc *carry, tally__sacc *total, int write) {  \
+                   int64_t m, tally__sacc *carry, tally__sacc *total, int write) {        \
     (void)y;                                                                               \
     A s, t;                                                                                \
     memcpy(&s, carry, sizeof s);                                                           \
-    memcpy(&t, &g->identity, sizeof t);
+    memcpy(&t, total, sizeof t);
 
 #define KERNEL_TAIL                                                                        \
+    memcpy(carry, &s, sizeof s);                                                           \
     memcpy(total, &t, sizeof t);                                                           \
   }
 
