@@ -25,8 +25,9 @@ typedef struct {
   const tally__hist_problem *p;
   const char *x, *w;
   int64_t bx, bw;          /* byte strides */
-  const double *e;         /* the edges (even bins: computed) */
-  double scale;            /* even bins: nbins / (hi - lo); 0 for explicit edges */
+  const double *e;         /* explicit edges, or NULL: even bins */
+  double lo, hi, step;     /* even bins: edge k = k·step + lo, edge nbins = hi */
+  double scale;            /* even bins: nbins / (hi - lo) */
   int32_t lut[256];        /* one-byte inputs: value → bin or OUT_* */
   int use_lut, copies;
   int64_t nparts;
@@ -35,20 +36,27 @@ typedef struct {
   int64_t (*stat)[3];      /* per part: below, above, nan */
 } hjob;
 
+/* Edge k of even bins, as numpy's linspace computes it (no table: nbins may be huge). */
+static inline double even_edge(const hjob *j, int64_t k) {
+  return k == j->p->nbins ? j->hi : (double)k * j->step + j->lo;
+}
+
 /* The bin of v, or OUT_*: bin k holds edge[k] <= v < edge[k+1], the last bin also v == hi. */
 static inline int64_t bin_of(const hjob *j, double v) {
   if (v != v) return OUT_NAN;
   const double *e = j->e;
   int64_t nb = j->p->nbins;
-  if (v < e[0]) return OUT_BELOW;
-  if (v > e[nb]) return OUT_ABOVE;
   int64_t k;
-  if (j->scale > 0) {
-    double f = (v - e[0]) * j->scale; /* a guess, corrected against the edges below */
+  if (!e) {
+    if (v < j->lo) return OUT_BELOW;
+    if (v > j->hi) return OUT_ABOVE;
+    double f = (v - j->lo) * j->scale; /* a guess, corrected against the edges below */
     k = f < (double)nb ? (int64_t)f : nb - 1;
-    while (k > 0 && v < e[k]) k--;
-    while (k < nb - 1 && v >= e[k + 1]) k++;
+    while (k > 0 && v < even_edge(j, k)) k--;
+    while (k < nb - 1 && v >= even_edge(j, k + 1)) k++;
   } else {
+    if (v < e[0]) return OUT_BELOW;
+    if (v > e[nb]) return OUT_ABOVE;
     int64_t lo = 0, hi = nb; /* e[lo] <= v, and v < e[hi] unless v == e[nb] */
     while (hi - lo > 1) {
       int64_t mid = lo + (hi - lo) / 2;
@@ -159,20 +167,11 @@ tally_status tally__cpu_histogram(tally_context *ctx, const tally__hist_problem 
   j.w = weights;
   j.bx = p->sx * (int64_t)tally_dtype_size(p->dtype);
   j.bw = p->has_weights ? p->sw * (int64_t)tally_dtype_size(p->wdtype) : 0;
-  double *even = NULL;
-  if (p->edges) {
-    j.e = p->edges;
-  } else {
-    /* As numpy's linspace: edge k = k·step + lo, the last edge exactly hi. */
-    even = malloc((size_t)(nb + 1) * sizeof *even);
-    if (!even) return tally__fail(ctx, TALLY_ENOMEM, "histogram: out of memory for %lld edges",
-                                  (long long)nb + 1);
-    double step = (p->hi - p->lo) / (double)nb;
-    for (int64_t k = 0; k < nb; k++) even[k] = (double)k * step + p->lo;
-    even[nb] = p->hi;
-    j.e = even;
-    j.scale = (double)nb / (p->hi - p->lo);
-  }
+  j.e = p->edges;
+  j.lo = p->lo;
+  j.hi = p->hi;
+  j.step = (p->hi - p->lo) / (double)nb; /* as numpy's linspace */
+  j.scale = (double)nb / (p->hi - p->lo);
   tally__kind kind = tally__dtype_kind(p->dtype);
   j.use_lut = tally_dtype_size(p->dtype) == 1;
   if (j.use_lut)
@@ -233,7 +232,6 @@ tally_status tally__cpu_histogram(tally_context *ctx, const tally__hist_problem 
   }
   stats->n = p->n;
 done:
-  free(even);
   free(j.counts);
   free(j.sums);
   free(j.stat);
