@@ -28,12 +28,15 @@ struct tally__scan_args {
   int64_t bx, by, bo0, bo1; /* byte strides: in, in2, out element, out value */
   tally__sacc identity;
   tally__scan_simd_fn simd; /* NULL, or the vector kernel of this (op, dtype, accuracy) */
+  tally__scan_simd_fn simd_reduce; /* NULL, or its pass 1 (totals only) */
 };
 
 /* The vector kernels of one ISA: SUM of f32 in f64 (DEFAULT) and in f32 (FAST), SUM of
  * f64 (FAST) and compensated (DEFAULT). Contiguous input and output only. */
 typedef struct {
   tally__scan_simd_fn sum_f32_d, sum_f32_f, sum_f64, sum_f64_dd;
+  /* Pass 1 (write 0) of the first three: the totals only, blocks taken 8 at a time. */
+  tally__scan_simd_fn reduce_f32_d, reduce_f32_f, reduce_f64;
 } tally__scan_simd_set;
 extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
     tally__scan_simd_avx512;

@@ -121,7 +121,9 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
  * same bits. Every load of a block comes before its stores, so in place works. */
 #define BLOCK_KERNEL(NAME, A, LOAD, STORE, OP, FILL)                                       \
   KERNEL_HEAD(NAME, A)                                                                     \
-  int64_t i0 = g->simd ? g->simd(g, x, o, m, &s, &t, write) : 0;                           \
+  int64_t i0 = !g->simd ? 0                                                                \
+               : !write && g->simd_reduce ? g->simd_reduce(g, x, o, m, &s, &t, 0)          \
+                                          : g->simd(g, x, o, m, &s, &t, write);            \
   for (int64_t i = i0; i < m; i += 8) {                                                    \
     int b = m - i < 8 ? (int)(m - i) : 8;                                                  \
     A w[8], z[8], f = FILL;                                                                \
