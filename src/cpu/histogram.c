@@ -26,6 +26,7 @@ typedef struct {
   const char *x, *w;
   int64_t bx, bw;          /* byte strides */
   const double *e;         /* explicit edges, or NULL: even bins */
+  double *even;            /* even bins up to EVEN_TABLE_MAX: their edges, as even_edge() */
   double lo, hi, step;     /* even bins: edge k = k·step + lo, edge nbins = hi */
   double scale;            /* even bins: nbins / (hi - lo) */
   int32_t lut[256];        /* one-byte inputs: value → bin or OUT_* */
@@ -36,8 +37,11 @@ typedef struct {
   int64_t (*stat)[3];      /* per part: below, above, nan */
 } hjob;
 
-/* Edge k of even bins, as numpy's linspace computes it (no table: nbins may be huge). */
+/* Edge k of even bins, as numpy's linspace computes it: from a table where nbins is small
+ * (a load is cheaper than the arithmetic), else computed (nbins may be 2^30). */
+#define EVEN_TABLE_MAX 65536
 static inline double even_edge(const hjob *j, int64_t k) {
+  if (j->even) return j->even[k];
   return k == j->p->nbins ? j->hi : (double)k * j->step + j->lo;
 }
 
@@ -94,14 +98,19 @@ static inline int64_t place(const hjob *j, int64_t k, int64_t *st) {
   return k == OUT_BELOW ? 0 : j->p->nbins - 1;
 }
 
-/* Counting loops, one per input type (the conversion inlined). */
+/* Counting loops, one per input type (the conversion inlined). The job's fields are
+ * copied into locals: stores into the counts could otherwise alias them, and every
+ * iteration would load them again. */
 #define COUNT_LOOP(SUF, EXPR)                                                              \
-  static void count_##SUF(const hjob *j, int64_t a, int64_t b, uint64_t *c, int64_t *st) { \
-    int64_t nb = j->p->nbins, cm = j->copies - 1;                                          \
+  static void count_##SUF(const hjob *j, int64_t a, int64_t b, uint64_t *restrict c,       \
+                          int64_t *st) {                                                   \
+    const int64_t nb = j->p->nbins, cm = j->copies - 1, bx = j->bx;                        \
+    const char *x = j->x;                                                                  \
     for (int64_t i = a; i < b; i++) {                                                      \
-      const char *q = j->x + i * j->bx;                                                    \
-      int64_t k = place(j, bin_of(j, (double)(EXPR)), st);                                 \
-      if (k >= 0) c[(i & cm) * nb + k]++;                                                  \
+      const char *q = x + i * bx;                                                          \
+      int64_t k = bin_of(j, (double)(EXPR));                                               \
+      if (k < 0 && (k = place(j, k, st)) < 0) continue;                                    \
+      c[(i & cm) * nb + k]++;                                                              \
     }                                                                                      \
   }
 COUNT_LOOP(f32, *(const float *)q)
@@ -110,11 +119,15 @@ COUNT_LOOP(i32, *(const int32_t *)q)
 COUNT_LOOP(i64, *(const int64_t *)q)
 COUNT_LOOP(any, load_f(j->p->dtype, q))
 
-static void count_lut(const hjob *j, int64_t a, int64_t b, uint64_t *c, int64_t *st) {
-  int64_t nb = j->p->nbins, cm = j->copies - 1;
+static void count_lut(const hjob *j, int64_t a, int64_t b, uint64_t *restrict c, int64_t *st) {
+  const int64_t nb = j->p->nbins, cm = j->copies - 1, bx = j->bx;
+  const unsigned char *x = (const unsigned char *)j->x;
+  int32_t lut[256];
+  memcpy(lut, j->lut, sizeof lut);
   for (int64_t i = a; i < b; i++) {
-    int64_t k = place(j, j->lut[*(const uint8_t *)(j->x + i * j->bx)], st);
-    if (k >= 0) c[(i & cm) * nb + k]++;
+    int64_t k = lut[x[i * bx]];
+    if (k < 0 && (k = place(j, k, st)) < 0) continue;
+    c[(i & cm) * nb + k]++;
   }
 }
 
@@ -172,6 +185,10 @@ tally_status tally__cpu_histogram(tally_context *ctx, const tally__hist_problem 
   j.hi = p->hi;
   j.step = (p->hi - p->lo) / (double)nb; /* as numpy's linspace */
   j.scale = (double)nb / (p->hi - p->lo);
+  if (!p->edges && nb <= EVEN_TABLE_MAX && (j.even = malloc((size_t)(nb + 1) * sizeof *j.even))) {
+    for (int64_t k = 0; k < nb; k++) j.even[k] = (double)k * j.step + j.lo;
+    j.even[nb] = j.hi;
+  }
   tally__kind kind = tally__dtype_kind(p->dtype);
   j.use_lut = tally_dtype_size(p->dtype) == 1;
   if (j.use_lut)
@@ -232,6 +249,7 @@ tally_status tally__cpu_histogram(tally_context *ctx, const tally__hist_problem 
   }
   stats->n = p->n;
 done:
+  free(j.even);
   free(j.counts);
   free(j.sums);
   free(j.stat);
