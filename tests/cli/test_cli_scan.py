@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests of `tally scan` and `tally hist` (Python 3 standard library only).
 
-usage: test_cli_scan.py TALLY_BINARY GROUP     (groups: scan, hist)
+usage: test_cli_scan.py TALLY_BINARY GROUP     (groups: scan, hist, bench)
 
 Inputs are written by hand (.npy with struct, text); expected values are computed here:
 exact prefix sums with math.fsum, Python ints for integer scans, the bin rule of
@@ -250,7 +250,34 @@ def group_hist(t):
     return 0
 
 
-GROUPS = {"scan": group_scan, "hist": group_hist}
+def group_bench(t):
+    """tally bench --scan --hist: tiny sizes, one JSON line per measurement."""
+    out = t.ok(["bench", "--scan", "--hist", "--sizes", "2^12", "--dtypes", "f32,u8",
+                "--accuracy", "both", "--min-time", "0.001", "--rounds", "1", "--bins", "16",
+                "--json"])
+    try:
+        rows = [json.loads(line) for line in out.splitlines()]
+        kinds = sorted((r["kind"], r["dtype"], r.get("accuracy", r.get("data"))) for r in rows)
+        want = sorted([("scan", "f32", "default"), ("scan", "f32", "fast"), ("scan", "u8", "default"),
+                       ("scan", "u8", "fast"), ("hist", "f32", "uniform"), ("hist", "f32", "skewed"),
+                       ("hist", "u8", "uniform"), ("hist", "u8", "skewed")])
+        if kinds != want:
+            t.fail(["bench", "--scan", "--hist"], "rows %s, want %s" % (kinds, want))
+        for r in rows:
+            ceiling = r.get("copy_gbps", r.get("probe_gbps"))
+            if not (r["median_us"] > 0 and r["gbps"] > 0 and ceiling > 0 and r["n"] == 4096):
+                t.fail(["bench", "--scan", "--hist"], "bad row %s" % r)
+            if r["kind"] == "hist" and r["bins"] != 16:
+                t.fail(["bench", "--hist", "--bins", "16"], "bins %s" % r["bins"])
+    except Exception as e:
+        t.fail(["bench", "--scan", "--hist", "--json"], "bad output: %r" % e)
+    t.ok(["bench", "--scan", "--sizes", "2^10", "--min-time", "0.001", "--rounds", "1"],
+         lambda o: None if "copy_GB/s" in o and "ratio" in o else "no table header")
+    t.bad(["bench", "--hist", "--bins", "0"], 2, "--bins")
+    return 0
+
+
+GROUPS = {"scan": group_scan, "hist": group_hist, "bench": group_bench}
 
 
 def main(argv):
