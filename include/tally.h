@@ -500,7 +500,7 @@ typedef struct {
  *
  * @param in          n elements of any dtype, 1-D (strided allowed); integers are
  *                    converted to f64 before binning (exact up to 2^53)
- * @param weights     NULL, or n elements (any non-bool dtype) added per bin in f64
+ * @param weights     NULL, or n elements (any dtype, 1-D) whose values are summed per bin in f64
  * @param spec        the bins
  * @param counts      nbins values of u64 (1-D); required
  * @param weight_sums NULL, or nbins values of f64 (requires weights)
