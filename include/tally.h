@@ -395,6 +395,123 @@ TALLY_API tally_status tally_reduce_user(tally_context *ctx, const tally_user_op
                                          const void *data, int64_t n, int64_t stride,
                                          void *out);
 
+/* ------------------------------------------------------------------ scans */
+
+/** @brief Options of a scan. tally_scan_options_init() fills the defaults; NULL options
+ *  mean the defaults (inclusive, no init, DEFAULT accuracy, NaN propagates, one segment). */
+typedef struct {
+  int exclusive;           /**< 0 (default): out[i] includes in[i]; 1: out[i] stops before it */
+  const void *init;        /**< NULL, or one value of the result dtype (AFFINE: a pair (a, b);
+                                user scans: uop->size bytes) that every segment starts from */
+  tally_accuracy accuracy; /**< default TALLY_ACCURACY_DEFAULT */
+  tally_nan nan;           /**< PROPAGATE (default); IGNORE: float NaNs count as the op's
+                                identity (numpy's nancumsum, nancumprod; fmin/fmax) */
+  const uint8_t *flags;    /**< segments by head flags: n bytes, nonzero at i starts a new
+                                segment at element i (element 0 always starts one); or NULL */
+  const int64_t *offsets;  /**< segments by offsets: nsegments + 1 non-decreasing values,
+                                offsets[0] = 0 and offsets[nsegments] = n; or NULL */
+  int64_t nsegments;       /**< with offsets: the number of segments */
+} tally_scan_options;
+
+/** @brief Fill @p opt with the defaults. */
+TALLY_API void tally_scan_options_init(tally_scan_options *opt);
+
+/**
+ * @brief Prefix scan: every partial result of a reduction, in index order.
+ *
+ * Inclusive: out[i] = init ⊕ in[0] ⊕ ... ⊕ in[i]; exclusive: out[i] = init ⊕ in[0] ⊕ ...
+ * ⊕ in[i-1] (out[0] = init). Without init, the op's identity takes its place (SUM 0,
+ * PROD 1, MIN +Inf or the dtype's largest value, MAX -Inf or the smallest, AFFINE (1, 0);
+ * MIN/MAX under NAN_IGNORE: NaN). Segments restart the scan from init (or the identity).
+ *
+ * @param op   TALLY_SUM, TALLY_PROD, TALLY_MIN, TALLY_MAX or TALLY_AFFINE (others:
+ *             TALLY_EUNSUPPORTED)
+ * @param in   n elements, 1-D (strided allowed); AFFINE: the a's
+ * @param in2  AFFINE: the b's (same dtype and length as in); NULL for every other op.
+ *             AFFINE's prefix (A, B) is the map x → A·x + B = f[i](...f[0](x)), so
+ *             B[i] is x[i+1] of the recurrence x[k+1] = a[k]·x[k] + b[k] from x[0] = 0.
+ * @param out  n values of the result dtype: SUM, PROD, AFFINE: tally_result_dtype(op,
+ *             in->dtype); MIN, MAX: the input dtype. AFFINE: 2 values (A, B) per element,
+ *             1-D of 2n or 2-D [n, 2]. out may be exactly in (same address, dtype and
+ *             stride: in place; AFFINE: (A, B) over (a, b)) but must not overlap it otherwise.
+ * @param opt  NULL for the defaults
+ * @return TALLY_OK; TALLY_EINVAL (message names the argument and its value);
+ *         TALLY_EUNSUPPORTED (op, dtype, or a device array on a backend without scans).
+ */
+TALLY_API tally_status tally_scan(tally_context *ctx, tally_op op, const tally_array *in,
+                                  const tally_array *in2, tally_array *out,
+                                  const tally_scan_options *opt);
+
+/**
+ * @brief Prefix scan of n user-defined elements with a user-defined associative operator
+ *        (CPU threads on every backend: the combine function is host code).
+ *
+ * @param data    n elements of uop->size bytes, stride elements apart (0: contiguous)
+ * @param out     n elements of uop->size bytes, out_stride elements apart (0: contiguous);
+ *                may be exactly data (same address and stride), must not overlap it otherwise
+ * @param opt     exclusive, init (uop->size bytes) and segments are used; accuracy and nan
+ *                are ignored. NULL for the defaults.
+ */
+TALLY_API tally_status tally_scan_user(tally_context *ctx, const tally_user_op *uop,
+                                       const void *data, int64_t n, int64_t stride, void *out,
+                                       int64_t out_stride, const tally_scan_options *opt);
+
+/* ------------------------------------------------------------------ histograms */
+
+/** @brief What happens to values outside the bins' range (±Inf included). */
+typedef enum {
+  TALLY_HIST_DROP = 0, /**< not counted (numpy); reported in tally_hist_stats */
+  TALLY_HIST_CLAMP = 1 /**< counted in the first or last bin */
+} tally_hist_outside;
+
+/**
+ * @brief The bins of a histogram. tally_hist_spec_init() fills the defaults; then set
+ * nbins and either lo and hi (even bins), or edges, or auto_range.
+ *
+ * Bin i holds the values v with edge[i] <= v < edge[i+1]; the last bin also holds
+ * v == edge[nbins] (numpy's rule). Even bins have edge[k] = lo + k·((hi − lo)/nbins)
+ * (computed in f64) and edge[nbins] = hi, and a value equal to edge[k] lands in bin k.
+ */
+typedef struct {
+  int64_t nbins;              /**< 1 .. 2^30 */
+  double lo, hi;              /**< even bins over [lo, hi]: finite, lo < hi */
+  const double *edges;        /**< NULL, or nbins + 1 finite, strictly increasing edges */
+  int auto_range;             /**< 1: lo and hi are the input's min and max (a MINMAX pass
+                                   first; NaNs skipped; max = min widens to ±0.5) */
+  tally_hist_outside outside; /**< default TALLY_HIST_DROP */
+  tally_accuracy accuracy;    /**< weights: DEFAULT compensated sums, FAST plain f64 */
+} tally_hist_spec;
+
+/** @brief Fill @p spec with the defaults: nbins 0 (must be set), no range, DROP, DEFAULT. */
+TALLY_API void tally_hist_spec_init(tally_hist_spec *spec);
+
+/** @brief What a histogram saw besides its bins. */
+typedef struct {
+  int64_t n;       /**< elements read */
+  int64_t counted; /**< elements counted in a bin (with CLAMP: n − nan) */
+  int64_t below;   /**< values below the range (−Inf included); with CLAMP, counted in bin 0 */
+  int64_t above;   /**< values above the range (+Inf included); with CLAMP, in the last bin */
+  int64_t nan;     /**< NaNs: never counted in a bin */
+  double lo, hi;   /**< the range used (edges: the first and last edge) */
+} tally_hist_stats;
+
+/**
+ * @brief Count the elements of @p in into bins, and optionally sum weights per bin.
+ *
+ * @param in          n elements of any dtype, 1-D (strided allowed); integers are
+ *                    converted to f64 before binning (exact up to 2^53)
+ * @param weights     NULL, or n elements (any dtype, 1-D) whose values are summed per bin in f64
+ * @param spec        the bins
+ * @param counts      nbins values of u64 (1-D); required
+ * @param weight_sums NULL, or nbins values of f64 (requires weights)
+ * @param stats       NULL, or receives the counts outside the bins and the range used
+ * @return TALLY_OK; TALLY_EINVAL (message names the argument and its value), ...
+ */
+TALLY_API tally_status tally_histogram(tally_context *ctx, const tally_array *in,
+                                       const tally_array *weights, const tally_hist_spec *spec,
+                                       tally_array *counts, tally_array *weight_sums,
+                                       tally_hist_stats *stats);
+
 /* ------------------------------------------------------------------ plans */
 
 /** @brief A reduction prepared once and run many times: validation, kernel choice and

@@ -74,7 +74,9 @@ tally_status tally_open(const char *device, tally_context **ctx) {
 }
 
 void tally_close(tally_context *ctx) {
-  if (ctx) ctx->backend->close(ctx);
+  if (!ctx) return;
+  if (ctx->host_cpu) ctx->host_cpu->backend->close(ctx->host_cpu);
+  ctx->backend->close(ctx);
 }
 
 tally_status tally_context_describe(const tally_context *ctx, tally_context_info *info) {

@@ -68,7 +68,47 @@ struct tally_context {
   const tally__backend *backend;
   char errmsg[TALLY_ERRMSG_MAX];
   char device[64];
+  /* A CPU context opened on first use by the core, for work that a backend leaves to the
+   * host (scans and histograms of host arrays where the vtable entry is NULL); closed by
+   * tally_close. */
+  tally_context *host_cpu;
 };
+
+/* ---------------------------------------------------------------- scans, histograms */
+
+/* A validated scan (core/validate_scan.c): 1-D, n elements. */
+typedef struct {
+  tally_op op;               /* SUM, PROD, MIN, MAX, AFFINE (ignored for user scans) */
+  const tally_user_op *uop;  /* user scans: the operator; NULL for built-in ops */
+  tally_dtype dtype, rdtype; /* input and result dtype */
+  int width;                 /* values per output element: 2 for AFFINE, else 1 */
+  int64_t n;
+  int64_t sx, sy;            /* element strides of in and in2 (user scans: in elements) */
+  int64_t so0, so1;          /* out: value w of element i at i*so0 + w*so1 */
+  int exclusive;
+  const void *init;          /* NULL, or width values of rdtype (user: uop->size bytes) */
+  tally_accuracy accuracy;
+  tally_nan nan;
+  const uint8_t *flags;      /* segment heads, or NULL */
+  const int64_t *offsets;    /* nsegments + 1 offsets, or NULL */
+  int64_t nsegments;
+  tally_mem in_mem, out_mem;
+} tally__scan_problem;
+
+/* A validated histogram (core/validate_hist.c). Auto ranges are resolved by the core
+ * (a MINMAX reduction) before the backend sees the problem. */
+typedef struct {
+  tally_dtype dtype, wdtype; /* input and weights dtype */
+  int has_weights, want_sums;
+  int64_t n, sx, sw;         /* elements, strides of in and weights */
+  int64_t nbins;
+  const double *edges;       /* explicit edges (nbins + 1), or NULL: even bins over [lo, hi] */
+  double lo, hi;
+  tally_hist_outside outside;
+  tally_accuracy accuracy;
+  int64_t cs, ws;            /* element strides of counts and weight sums */
+  tally_mem in_mem, out_mem;
+} tally__hist_problem;
 
 /* One vtable per backend, at the level of whole algorithms. */
 struct tally__backend {
@@ -101,6 +141,13 @@ struct tally__backend {
   /* Host memory the device reads fastest (NULL: ordinary aligned host memory). */
   tally_status (*mem_alloc_host)(tally_context *ctx, size_t bytes, void **ptr);
   tally_status (*mem_free_host)(tally_context *ctx, void *ptr);
+  /* Scans (built-in and user ops) and histograms. NULL: the core runs host arrays on a
+   * CPU context (ctx->host_cpu) and refuses device arrays with TALLY_EUNSUPPORTED. */
+  tally_status (*scan)(tally_context *ctx, const tally__scan_problem *p, const void *in,
+                       const void *in2, void *out);
+  tally_status (*histogram)(tally_context *ctx, const tally__hist_problem *p, const void *in,
+                            const void *weights, void *counts, void *weight_sums,
+                            tally_hist_stats *stats);
 };
 
 extern const tally__backend tally__cpu_backend;
@@ -115,6 +162,26 @@ tally_status tally__validate(tally_context *ctx, tally_op op, const tally_array 
                              const tally_array *in2, const tally_array *out,
                              const tally_options *opt, const int64_t *offsets,
                              int64_t nsegments, bool check_data, tally__problem *p);
+
+/* The effective layout of an array: strides in elements ({0,0} expanded), and the byte
+ * range [lo, hi) it touches relative to data (validate.c). */
+typedef struct {
+  int64_t shape[2];
+  int64_t strides[2];
+  int64_t lo, hi;
+} tally__layout;
+tally_status tally__array_layout(tally_context *ctx, const char *arg, const tally_array *a,
+                                 tally__layout *L);
+bool tally__overlaps(const tally_array *a, const tally__layout *La, const tally_array *b,
+                     const tally__layout *Lb, bool handles);
+
+tally_status tally__validate_scan(tally_context *ctx, tally_op op, const tally_array *in,
+                                  const tally_array *in2, const tally_array *out,
+                                  const tally_scan_options *opt, tally__scan_problem *p);
+tally_status tally__validate_hist(tally_context *ctx, const tally_array *in,
+                                  const tally_array *weights, const tally_hist_spec *spec,
+                                  const tally_array *counts, const tally_array *weight_sums,
+                                  tally__hist_problem *p);
 
 /* Element strides of a validated out array: slice k, value w at k*s0 + w*s1. */
 void tally__out_strides(const tally__problem *p, const tally_array *out, int64_t *s0,

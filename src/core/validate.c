@@ -4,14 +4,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-typedef struct {
-  int64_t shape[2];
-  int64_t strides[2]; /* effective, in elements */
-  int64_t lo, hi;     /* byte range [lo, hi) relative to data; empty when lo == hi */
-} layout;
+typedef tally__layout layout;
 
 /* Effective strides and byte range of an array; fails on overflow or bad shapes. */
-static tally_status array_layout(tally_context *ctx, const char *arg, const tally_array *a,
+tally_status tally__array_layout(tally_context *ctx, const char *arg, const tally_array *a,
                                  layout *L) {
   if (!tally__dtype_valid(a->dtype))
     return tally__fail(ctx, TALLY_EINVAL, "%s->dtype: unknown value %d", arg, (int)a->dtype);
@@ -72,7 +68,7 @@ static int64_t elements(const layout *L) { return L->shape[0] * L->shape[1]; }
 
 /* handles: device pointers are opaque handles (OpenCL cl_mem): two arrays share memory
  * only when they name the same buffer, and then their spans count from its start. */
-static bool overlaps(const tally_array *a, const layout *La, const tally_array *b,
+bool tally__overlaps(const tally_array *a, const layout *La, const tally_array *b,
                      const layout *Lb, bool handles) {
   if (!a->data || !b->data || La->lo == La->hi || Lb->lo == Lb->hi) return false;
   if (a->mem != b->mem) return false;
@@ -100,7 +96,7 @@ tally_status tally__validate(tally_context *ctx, tally_op op, const tally_array 
     return tally__fail(ctx, TALLY_EINVAL, "opt->ddof: %d is negative", p->opt.ddof);
 
   layout Lin, Lin2, Lout;
-  if ((s = array_layout(ctx, "in", in, &Lin))) return s;
+  if ((s = tally__array_layout(ctx, "in", in, &Lin))) return s;
   int64_t n_in = elements(&Lin);
   if (check_data && !in->data && n_in > 0)
     return tally__fail(ctx, TALLY_EINVAL, "in->data: NULL with %" PRId64 " elements", n_in);
@@ -119,7 +115,7 @@ tally_status tally__validate(tally_context *ctx, tally_op op, const tally_array 
     if (!in2)
       return tally__fail(ctx, TALLY_EINVAL, "in2: NULL pointer, but op %s takes two inputs",
                          tally_op_name(op));
-    if ((s = array_layout(ctx, "in2", in2, &Lin2))) return s;
+    if ((s = tally__array_layout(ctx, "in2", in2, &Lin2))) return s;
     if (in2->dtype != in->dtype)
       return tally__fail(ctx, TALLY_EINVAL, "in2->dtype: %s differs from in->dtype: %s",
                          tally_dtype_name(in2->dtype), tally_dtype_name(in->dtype));
@@ -219,7 +215,7 @@ tally_status tally__validate(tally_context *ctx, tally_op op, const tally_array 
   }
 
   /* Output. */
-  if ((s = array_layout(ctx, "out", out, &Lout))) return s;
+  if ((s = tally__array_layout(ctx, "out", out, &Lout))) return s;
   if (out->dtype != p->rdtype)
     return tally__fail(ctx, TALLY_EINVAL, "out->dtype: %s, but %s of %s gives %s",
                        tally_dtype_name(out->dtype), tally_op_name(op), tally_dtype_name(in->dtype),
@@ -236,9 +232,9 @@ tally_status tally__validate(tally_context *ctx, tally_op op, const tally_array 
     return tally__fail(ctx, TALLY_EINVAL, "out->data: NULL for %" PRId64 " result values", want);
   if (check_data) {
     bool handles = ctx && ctx->backend->device_handles;
-    if (overlaps(out, &Lout, in, &Lin, handles))
+    if (tally__overlaps(out, &Lout, in, &Lin, handles))
       return tally__fail(ctx, TALLY_EINVAL, "out: its memory overlaps in (%p)", in->data);
-    if (in2 && overlaps(out, &Lout, in2, &Lin2, handles))
+    if (in2 && tally__overlaps(out, &Lout, in2, &Lin2, handles))
       return tally__fail(ctx, TALLY_EINVAL, "out: its memory overlaps in2 (%p)", in2->data);
   }
   return TALLY_OK;

@@ -199,4 +199,6 @@ const tally__backend tally__cpu_backend = {
     .reduce = cpu_reduce,
     .reduce_user = tally__cpu_reduce_user,
     .devices = cpu_devices,
+    .scan = tally__cpu_scan,
+    .histogram = tally__cpu_histogram,
 };

@@ -49,6 +49,13 @@ bool tally__naive_supports(tally_op op, tally_dtype dt);
 tally_status tally__cpu_reduce_user(tally_context *ctx, const tally_user_op *uop,
                                     const void *data, int64_t n, int64_t stride, void *out);
 
+/* Scans (scan.c) and histograms (histogram.c). */
+tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
+                             const void *in2, void *out);
+tally_status tally__cpu_histogram(tally_context *ctx, const tally__hist_problem *p, const void *in,
+                                  const void *weights, void *counts, void *weight_sums,
+                                  tally_hist_stats *stats);
+
 #include "core/finalize.h"
 
 #endif

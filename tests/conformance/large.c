@@ -1,6 +1,7 @@
 /* tally_large [DEVICE]: inputs of 2^31 + 1 and 2^32 + 3 one-byte elements (u8, i8, bool)
- * for SUM, MAX, ARGMAX and COUNT_NONZERO: 64-bit sizes and indices. x[i] = i mod 100,
- * except 127 at p1 and 255 at p2 > p1 near the end (the maxima for i8 and u8), so every
+ * for SUM, MAX, ARGMAX and COUNT_NONZERO, a u8 histogram of 100 bins, and (last, in place)
+ * a MAX scan of the 2^32 + 3 bytes: 64-bit sizes and indices. x[i] = i mod 100, except
+ * 127 at p1 and 255 at p2 > p1 near the end (the maxima for i8 and u8), so every
  * expected value has a closed form. Exit 77 when free memory is under twice the need. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -86,8 +87,40 @@ int main(int argc, char **argv) {
       s = tally_reduce(ctx, TALLY_COUNT_NONZERO, &in, NULL, &o64, NULL);
       check("count_nonzero", n, dt, s, r64, (uint64_t)nonzero);
     }
+    /* u8 histogram, bins [k, k+1) for k < 100: i mod 100 counts, 127 and 255 above. */
+    uint64_t counts[100];
+    tally_hist_stats hs;
+    tally_hist_spec spec;
+    tally_hist_spec_init(&spec);
+    spec.nbins = 100;
+    spec.lo = 0;
+    spec.hi = 100;
+    tally_array in = tally_array_1d(x, TALLY_U8, n), co = tally_array_1d(counts, TALLY_U64, 100);
+    s = tally_histogram(ctx, &in, NULL, &spec, &co, NULL, &hs);
+    uint64_t bad = 0;
+    for (int64_t b = 0; b < 100 && s == TALLY_OK; b++) {
+      uint64_t want = (uint64_t)(q + (b < r)) - (o1 == b) - (o2 == b);
+      if (counts[b] != want) bad++;
+    }
+    check("histogram bins off", n, TALLY_U8, s, bad, 0);
+    check("histogram above", n, TALLY_U8, s, (uint64_t)hs.above, 2);
+    check("histogram n", n, TALLY_U8, s, (uint64_t)hs.n, (uint64_t)n);
     x[p1] = o1;
     x[p2] = o2;
+  }
+  /* An in-place MAX scan of all 2^32 + 3 bytes: i for i < 100, then 99. */
+  {
+    int64_t n = sizes[1];
+    tally_array a = tally_array_1d(x, TALLY_U8, n);
+    s = tally_scan(ctx, TALLY_MAX, &a, NULL, &a, NULL);
+    const int64_t at[] = {0, 1, 57, 98, 99, 100, 12345, ((int64_t)1 << 31) + 1, ((int64_t)1 << 32) + 1,
+                          n - 1};
+    uint64_t bad = 0;
+    for (size_t k = 0; k < sizeof at / sizeof *at && s == TALLY_OK; k++)
+      if (x[at[k]] != (at[k] < 99 ? at[k] : 99)) bad++;
+    for (int64_t i = 0; i < n && s == TALLY_OK && bad == 0; i += 4093) /* a sample of all */
+      if (x[i] != (i < 99 ? i : 99)) bad++;
+    check("max scan values off", n, TALLY_U8, s, bad, 0);
   }
   free(x);
   tally_close(ctx);

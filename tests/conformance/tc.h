@@ -70,6 +70,7 @@ typedef struct {
   int64_t sample;           /* --sample K: run one case in K (case ids k·K + offset); 0: all */
   int64_t next_case;        /* case counter */
   int64_t cases, failures, skipped;
+  int64_t skipped_device;   /* scan/histogram cases on device arrays the backend refused */
   double worst[TALLY_OP_COUNT_][TALLY_DTYPE_COUNT_][2]; /* error/bound per accuracy */
   int64_t fail_by[TALLY_OP_COUNT_][TALLY_DTYPE_COUNT_];
   int64_t other_failures;
@@ -135,6 +136,8 @@ void tc_group_segments(tc_run *R);  /* segmented reductions */
 void tc_group_plans(tc_run *R);     /* the plan API */
 void tc_group_user(tc_run *R);      /* tally_reduce_user */
 void tc_group_huge(tc_run *R);      /* 2^24 ± 1 for a few combinations */
+void tc_group_scan(tc_run *R);      /* tally_scan, tally_scan_user */
+void tc_group_hist(tc_run *R);      /* tally_histogram */
 
 /* Small helpers. */
 void *tc_alloc(size_t bytes); /* 64-byte aligned, zeroed; exits on failure */

@@ -48,6 +48,15 @@ const char bench_usage[] =
     "  --flush MIB        each of the L2 flush's two buffers (default 4 x the L2; 0: no\n"
     "                     flush, a warm L2)\n"
     "  --gpu-method       time with the GPU method on any device (a test of the method)\n"
+    "\n"
+    "Scans and histograms (CPU devices):\n"
+    "  --scan             time tally_scan (sum) of each --dtypes and --sizes against the copy\n"
+    "                     probe (read the input, write the output: a scan's own traffic);\n"
+    "                     GB/s counts bytes read + written; --accuracy picks the modes\n"
+    "  --hist             time tally_histogram of each --dtypes and --sizes, on uniform data\n"
+    "                     and on skewed data (all in one bin), against the read probe\n"
+    "  --bins N           histogram bins for --hist (default 256)\n"
+    "\n"
     "  --local-sizes LIST OpenCL: repeat the run for each work-group size (powers of two,\n"
     "                     e.g. 32,64,128,256,512,1024; the device string gets local=N)\n"
     "                     and end with the best size for each op, dtype and length\n"
@@ -173,7 +182,8 @@ static int parse_names(const char *s, int kind, void *out, int *n, int max) {
 
 int bench_opts_parse(int argc, char **argv, bench_opts *o) {
   enum { O_SIZES = 256, O_OPS, O_DTYPES, O_VARIANTS, O_DEVICE, O_ACCURACY, O_NAN, O_REPEAT,
-         O_MINTIME, O_JSON, O_NOPEERS, O_SEED, O_ROUNDS, O_HOST, O_HOST_PINNED, O_GPU_METHOD, O_FLUSH, O_LOCAL };
+         O_MINTIME, O_JSON, O_NOPEERS, O_SEED, O_ROUNDS, O_HOST, O_HOST_PINNED, O_GPU_METHOD, O_FLUSH, O_LOCAL,
+         O_SCAN, O_HIST, O_BINS };
   static const struct option longopts[] = {
       {"sizes", required_argument, NULL, O_SIZES},       {"ops", required_argument, NULL, O_OPS},
       {"dtypes", required_argument, NULL, O_DTYPES},     {"variants", required_argument, NULL, O_VARIANTS},
@@ -185,6 +195,8 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
       {"host", no_argument, NULL, O_HOST},               {"host-pinned", no_argument, NULL, O_HOST_PINNED},
       {"gpu-method", no_argument, NULL, O_GPU_METHOD},   {"flush", required_argument, NULL, O_FLUSH},
       {"local-sizes", required_argument, NULL, O_LOCAL},
+      {"scan", no_argument, NULL, O_SCAN},               {"hist", no_argument, NULL, O_HIST},
+      {"bins", required_argument, NULL, O_BINS},
       {NULL, 0, NULL, 0},
   };
   memset(o, 0, sizeof *o);
@@ -199,6 +211,7 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
   o->timing.rounds = 3;
   o->seed = 1;
   o->flush_bytes = -1;
+  o->bins = 256;
   const char *sizes = "2^10..2^28:2";
   char err[256];
   long long v;
@@ -285,6 +298,15 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
       o->flush_bytes = (int64_t)v << 20;
       break;
     case O_NOPEERS: o->no_peers = 1; break;
+    case O_SCAN: o->scan = 1; break;
+    case O_HIST: o->hist = 1; break;
+    case O_BINS:
+      if (cli_parse_i64(optarg, 1, 1 << 30, &v) != 0) {
+        cli_error("--bins: %s: expected a count 1..2^30", optarg);
+        return CLI_EXIT_USAGE;
+      }
+      o->bins = v;
+      break;
     case O_SEED:
       if (cli_parse_i64(optarg, 0, INT64_MAX, &v) != 0) {
         cli_error("--seed: %s: expected a number >= 0", optarg);

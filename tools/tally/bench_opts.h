@@ -31,6 +31,9 @@ typedef struct {
   int64_t flush_bytes; /* --flush MIB: each of the L2 flush's buffers; -1: 4 x L2 */
   int local_sizes[16];  /* --local-sizes (OpenCL): work-group sizes to sweep */
   int nlocal;
+  /* Scans and histograms (bench_scan.c): */
+  int scan, hist;       /* --scan, --hist */
+  int64_t bins;         /* --bins, default 256 */
 } bench_opts;
 
 extern const char bench_usage[];
@@ -39,6 +42,9 @@ extern const char bench_usage[];
  * line already printed). */
 int bench_opts_parse(int argc, char **argv, bench_opts *o);
 void bench_opts_free(bench_opts *o);
+
+/* --scan / --hist (bench_scan.c): the whole run; returns the exit code. */
+int bench_scan_hist(const bench_opts *o);
 
 /* Parse a --sizes value into a new array; 0, or -1 with a message in err. */
 int bench_parse_sizes(const char *s, int64_t **sizes, int *n, char *err, size_t errsize);

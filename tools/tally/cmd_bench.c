@@ -201,7 +201,7 @@ int tally_cmd_bench(int argc, char **argv) {
   bench_opts o;
   int rc = bench_opts_parse(argc, argv, &o);
   if (rc >= 0) return rc;
-  rc = o.nlocal ? sweep_local(&o) : run_on(&o, o.device, 0, NULL);
+  rc = o.scan || o.hist ? bench_scan_hist(&o) : o.nlocal ? sweep_local(&o) : run_on(&o, o.device, 0, NULL);
   bench_opts_free(&o);
   return rc;
 }

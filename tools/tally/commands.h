@@ -5,5 +5,7 @@
 int tally_cmd_info(int argc, char **argv);
 int tally_cmd_reduce(int argc, char **argv);
 int tally_cmd_bench(int argc, char **argv);
+int tally_cmd_scan(int argc, char **argv);
+int tally_cmd_hist(int argc, char **argv);
 
 #endif

@@ -1,5 +1,5 @@
 /* tally: the command-line tool. `tally [--help|--version] COMMAND ...` runs one subcommand
- * (one file each: cmd_info.c, cmd_reduce.c, cmd_bench.c). */
+ * (one file each: cmd_info.c, cmd_reduce.c, cmd_scan.c, cmd_hist.c, cmd_bench.c). */
 #include "cli.h"
 #include "commands.h"
 
@@ -14,6 +14,8 @@ static const char main_usage[] =
     "commands:\n"
     "  info      backends, devices, the default device's details and variants\n"
     "  reduce    reduce a file's numbers: tally reduce OP FILE [FILE2] [options]\n"
+    "  scan      every partial result (prefix scan): tally scan OP FILE [-o OUT.npy]\n"
+    "  hist      a histogram of a file's numbers: tally hist FILE --bins N\n"
     "  bench     time reductions and their variants against peers and the bandwidth probe\n"
     "\n"
     "Run 'tally COMMAND --help' for a command's options; 'man tally' for the rest.\n"
@@ -28,6 +30,8 @@ static const command commands[] = {
     {"info", tally_cmd_info},
     {"reduce", tally_cmd_reduce},
     {"bench", tally_cmd_bench},
+    {"scan", tally_cmd_scan},
+    {"hist", tally_cmd_hist},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -56,7 +60,7 @@ int main(int argc, char **argv) {
     if (argc < 3) { fputs(main_usage, stdout); return 0; }
     const command *c = find_command(argv[2]);
     if (!c) {
-      cli_error("%s: unknown command (commands: info, reduce, bench)", argv[2]);
+      cli_error("%s: unknown command (commands: info, reduce, scan, hist, bench)", argv[2]);
       return CLI_EXIT_USAGE;
     }
     static char help_opt[] = "--help";
@@ -69,7 +73,7 @@ int main(int argc, char **argv) {
   }
   const command *c = find_command(first);
   if (!c) {
-    cli_error("%s: unknown command (commands: info, reduce, bench)", first);
+    cli_error("%s: unknown command (commands: info, reduce, scan, hist, bench)", first);
     return CLI_EXIT_USAGE;
   }
   return c->run(argc - 1, argv + 1);

@@ -1,0 +1,444 @@
+/* The CPU scan driver: two passes over cache-sized chunks, chained carries.
+ *
+ * The input is cut into chunks of SCAN_CHUNK elements (a constant: results never depend
+ * on the thread count). Each chunk is one pool task, and tasks are claimed in index
+ * order. Task c reduces its chunk (pass 1) and publishes the total, gets the carry into
+ * chunk c (the carries are a left-to-right chain: carry[c+1] = carry[c] ⊕ total[c]),
+ * publishes the carry into chunk c+1, then scans its chunk from the carry (pass 2,
+ * writing the output). Pass 1 of the chunk a thread will likely take next (c + threads)
+ * runs interleaved with pass 2 of chunk c, so memory is read once (pass 2 finds its chunk
+ * in the cache) and written once, as a copy does, and reading overlaps computing. A task
+ * that finds an earlier chunk's total or carry unpublished computes it itself (decoupled
+ * look-back, with the same bits) instead of waiting for a thread that may be descheduled.
+ *
+ * On one thread the same chunks run in order, pass 2 alone (it yields the chunk's total
+ * too), so every thread count gives the same bits.
+ *
+ * Segments: a head (flag, or offset) restarts the running value from the start value
+ * (init, or the identity). A chunk that holds a head passes start ⊕ (the total of its
+ * last run) to the next chunk instead of carry ⊕ total. */
+#include "cpu.h"
+#include "scan.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCAN_CHUNK ((int64_t)1 << 15)
+/* Pass 2 runs in pieces of this many elements, each followed by the same amount of the
+ * next chunk's pass 1 (fetched while the piece computes). Measured on a 2-core Xeon VM,
+ * f32 DEFAULT at 2^25, 2 threads: 2^12 15.3, 2^10 16.7, 2^9 17.2, 2^8 18.3, 2^7 17.7 GB/s. */
+#define SCAN_PIECE ((int64_t)1 << 8)
+
+/* Small scans run on the calling thread (the same result): waking threads costs more. */
+#define WAKE_BYTES ((int64_t)4 << 20)
+
+typedef struct {
+  const tally__scan_problem *p;
+  tally__scan_impl im;
+  tally__scan_args g;
+  const char *x, *y;
+  char *o;
+  int64_t bx_el, by_el, bo_el; /* byte steps per element of x, y, out */
+  tally__sacc start;
+  int64_t nchunks;
+  int threads;            /* prefetch distance in chunks */
+  tally__sacc *carry;     /* nchunks entries: the value entering each chunk */
+  _Atomic int *ready;     /* carry[c]: 0 unknown, 1 being written, 2 published */
+  tally__sacc *agg;       /* each chunk's pass-1 total (of its last run) */
+  int *agg_heads;         /* ... and whether it holds a segment head */
+  _Atomic int *agg_state; /* 0 unknown, 1 being written, 2 published */
+} scan_job;
+
+/* ------------------------------------------------------------ segment heads */
+
+/* Smallest offsets index k with offsets[k] > pos (offsets[0] = 0 <= pos). */
+static int64_t first_offset_above(const tally__scan_problem *p, int64_t pos) {
+  int64_t lo = 0, hi = p->nsegments + 1; /* offsets[lo] <= pos < offsets[hi] (virtual) */
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (p->offsets[mid] > pos) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/* The first head in (pos, end), or end. */
+static int64_t next_head(const tally__scan_problem *p, int64_t pos, int64_t end) {
+  if (p->flags) {
+    for (int64_t i = pos + 1; i < end; i++)
+      if (p->flags[i]) return i;
+    return end;
+  }
+  if (p->offsets) {
+    int64_t k = first_offset_above(p, pos);
+    return k <= p->nsegments && p->offsets[k] < end ? p->offsets[k] : end;
+  }
+  return end;
+}
+
+/* The last head in [lo, end), or -1. Element 0 is always a head. */
+static int64_t last_head(const tally__scan_problem *p, int64_t lo, int64_t end) {
+  if (p->flags) {
+    for (int64_t i = end - 1; i > lo; i--)
+      if (p->flags[i]) return i;
+    return lo == 0 || p->flags[lo] ? lo : -1;
+  }
+  if (p->offsets) {
+    int64_t k = first_offset_above(p, end - 1) - 1; /* offsets[k] <= end - 1 */
+    if (p->offsets[k] >= lo) return p->offsets[k];
+  }
+  return lo == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ chunks */
+
+/* Elements [a, b) of one run, from *acc (updated), folding *tot (updated). */
+static void run(const scan_job *j, int64_t a, int64_t b, tally__sacc *acc, tally__sacc *tot,
+                int write) {
+  j->im.run(&j->g, j->x + a * j->bx_el, j->y ? j->y + a * j->by_el : NULL, j->o + a * j->bo_el,
+            b - a, acc, tot, write);
+}
+
+/* Bring element range [a, b) of the input into the cache. */
+static void prefetch(const scan_job *j, int64_t a, int64_t b) {
+  if (a >= b || j->bx_el != (int64_t)tally_dtype_size(j->p->dtype)) return;
+  const char *p = j->x + a * j->bx_el, *e = j->x + b * j->bx_el;
+  for (; p < e; p += 64) __builtin_prefetch(p, 0, 3);
+}
+
+/* Pass 1 of a chunk in progress: the total of its last run, from `from`, piece by piece
+ * (pieces of SCAN_PIECE from `from`: the same bits as in one go). */
+typedef struct {
+  int64_t chunk, from, hi, pos;
+  int heads;
+  tally__sacc acc, tot;
+} pass1_t;
+
+static void pass1_begin(const scan_job *j, int64_t c, pass1_t *q) {
+  int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < j->p->n ? lo + SCAN_CHUNK : j->p->n;
+  int64_t h = last_head(j->p, lo, hi);
+  q->chunk = c;
+  q->from = q->pos = h >= 0 ? h : lo;
+  q->hi = hi;
+  q->heads = h >= 0;
+  q->acc = j->start;
+  q->tot = j->im.identity;
+}
+
+/* One more piece; 0 when done. */
+static int pass1_step(const scan_job *j, pass1_t *q) {
+  if (q->pos >= q->hi) return 0;
+  int64_t b = q->hi - q->pos > SCAN_PIECE ? q->pos + SCAN_PIECE : q->hi;
+  run(j, q->pos, b, &q->acc, &q->tot, 0);
+  q->pos = b;
+  return 1;
+}
+
+static void publish_agg(scan_job *j, int64_t m, const tally__sacc *tot, int heads) {
+  int expect = 0;
+  if (atomic_compare_exchange_strong(&j->agg_state[m], &expect, 1)) {
+    j->agg[m] = *tot;
+    j->agg_heads[m] = heads;
+    atomic_store_explicit(&j->agg_state[m], 2, memory_order_release);
+  }
+}
+
+/* Pass 2: scan chunk c from `carry`; returns in *tot the total of its last run, and
+ * whether the chunk holds a head. With ahead > 0, pass 1 of chunk c + ahead (the chunk
+ * this thread is likely to take next) runs interleaved, a piece after each piece of
+ * this pass, and its total is published: that chunk's input is then read from memory
+ * while this chunk computes and writes, and is in the cache for its own pass 2. */
+static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__sacc *tot,
+                      int64_t ahead) {
+  int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < j->p->n ? lo + SCAN_CHUNK : j->p->n;
+  int heads = last_head(j->p, lo, hi) >= 0;
+  tally__sacc acc = (lo == 0 || (heads && last_head(j->p, lo, lo + 1) == lo)) ? j->start : *carry;
+  int64_t nx = c + ahead;
+  pass1_t q;
+  int fuse = ahead > 0 && nx + 1 < j->nchunks &&
+             atomic_load_explicit(&j->agg_state[nx], memory_order_acquire) == 0;
+  if (fuse) pass1_begin(j, nx, &q);
+  else if (ahead > 0 && nx < j->nchunks) /* the last chunk needs no total: just fetch it */
+    prefetch(j, nx * SCAN_CHUNK, nx * SCAN_CHUNK + SCAN_CHUNK < j->p->n ? nx * SCAN_CHUNK + SCAN_CHUNK : j->p->n);
+  for (int64_t pos = lo; pos < hi;) {
+    int64_t end = next_head(j->p, pos, hi);
+    *tot = j->im.identity;
+    for (int64_t a = pos; a < end; a += SCAN_PIECE) {
+      int64_t b = end - a > SCAN_PIECE ? a + SCAN_PIECE : end;
+      if (fuse) prefetch(j, q.pos, q.hi - q.pos > SCAN_PIECE ? q.pos + SCAN_PIECE : q.hi);
+      run(j, a, b, &acc, tot, 1); /* while that piece arrives */
+      if (fuse) pass1_step(j, &q);
+    }
+    acc = j->start;
+    pos = end;
+  }
+  if (fuse) {
+    while (pass1_step(j, &q)) {}
+    publish_agg(j, nx, &q.tot, q.heads);
+  }
+  return heads;
+}
+
+/* Pass 1 of chunk c in one go: the total of its last run, and whether it holds a head. */
+static int reduce_chunk(const scan_job *j, int64_t c, tally__sacc *tot) {
+  pass1_t q;
+  pass1_begin(j, c, &q);
+  while (pass1_step(j, &q)) {}
+  *tot = q.tot;
+  return q.heads;
+}
+
+/* The carry into the next chunk. */
+static tally__sacc next_carry(const scan_job *j, const tally__sacc *carry, const tally__sacc *tot,
+                              int heads) {
+  tally__sacc r = heads ? j->start : *carry;
+  j->im.combine(&j->g, &r, tot);
+  return r;
+}
+
+/* A chunk's aggregate (pass 1), computed by its task or by any task that needs it first:
+ * the same bits whoever computes it, published once. */
+static void get_agg(scan_job *j, int64_t m, tally__sacc *tot, int *heads) {
+  if (atomic_load_explicit(&j->agg_state[m], memory_order_acquire) == 2) {
+    *tot = j->agg[m];
+    *heads = j->agg_heads[m];
+    return;
+  }
+  *heads = reduce_chunk(j, m, tot);
+  publish_agg(j, m, tot, *heads);
+}
+
+static void put_carry(scan_job *j, int64_t c, const tally__sacc *v) {
+  int expect = 0;
+  if (atomic_compare_exchange_strong(&j->ready[c], &expect, 1)) {
+    j->carry[c] = *v;
+    atomic_store_explicit(&j->ready[c], 2, memory_order_release);
+  }
+}
+
+/* The carry into chunk c: the latest published carry before it, carried forward over the
+ * chunks in between (their aggregates computed here if their tasks have not published
+ * them yet). Nobody waits for a thread that the system has descheduled: on a busy
+ * machine a stalled chain would stall every thread. */
+static tally__sacc get_carry(scan_job *j, int64_t c) {
+  int64_t k = c;
+  while (atomic_load_explicit(&j->ready[k], memory_order_acquire) != 2) k--; /* ready[0] is */
+  tally__sacc r = j->carry[k];
+  for (int64_t m = k; m < c; m++) {
+    tally__sacc tot;
+    int heads;
+    get_agg(j, m, &tot, &heads);
+    r = next_carry(j, &r, &tot, heads);
+    put_carry(j, m + 1, &r);
+  }
+  return r;
+}
+
+static void chain_task(void *arg, int64_t c) {
+  scan_job *j = arg;
+  tally__sacc tot;
+  int heads = 0;
+  if (c + 1 < j->nchunks) get_agg(j, c, &tot, &heads); /* usually done: see scan_chunk */
+  tally__sacc carry = get_carry(j, c);
+  if (c + 1 < j->nchunks) {
+    tally__sacc next = next_carry(j, &carry, &tot, heads);
+    put_carry(j, c + 1, &next);
+  }
+  scan_chunk(j, c, &carry, &tot, j->threads);
+}
+
+/* ------------------------------------------------------------ user scans */
+
+/* User operators: the same chunks and chain, with byte accumulators. */
+typedef struct {
+  const tally__scan_problem *p;
+  const tally_user_op *u;
+  const char *x;
+  char *o;
+  int64_t nchunks;
+  unsigned char *carry; /* nchunks * size */
+  _Atomic int *ready;
+  const unsigned char *start;
+} user_job;
+
+/* Elements [a, b) from *acc (updated); *tot gets their fold from the identity. */
+static void user_run(const user_job *j, int64_t a, int64_t b, unsigned char *acc,
+                     unsigned char *tot, int write) {
+  const tally_user_op *u = j->u;
+  size_t sz = u->size;
+  int64_t bx = j->p->sx * (int64_t)sz, bo = j->p->so0 * (int64_t)sz;
+  unsigned char v[256];
+  memcpy(tot, u->identity, sz);
+  for (int64_t i = a; i < b; i++) {
+    memcpy(v, j->x + i * bx, sz); /* read before writing: exact in place */
+    if (write && j->p->exclusive) memcpy(j->o + i * bo, acc, sz);
+    if (write) u->combine(acc, v, u->user);
+    u->combine(tot, v, u->user);
+    if (write && !j->p->exclusive) memcpy(j->o + i * bo, acc, sz);
+  }
+}
+
+static int user_chunk(const user_job *j, int64_t c, const unsigned char *carry,
+                      unsigned char *tot, int write) {
+  const tally__scan_problem *p = j->p;
+  int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < p->n ? lo + SCAN_CHUNK : p->n;
+  int64_t h = last_head(p, lo, hi);
+  unsigned char acc[256];
+  if (!write) {
+    memcpy(acc, j->start, j->u->size);
+    user_run(j, h >= 0 ? h : lo, hi, acc, tot, 0);
+    return h >= 0;
+  }
+  memcpy(acc, lo == 0 || last_head(p, lo, lo + 1) == lo ? j->start : carry, j->u->size);
+  for (int64_t pos = lo; pos < hi;) {
+    int64_t end = next_head(p, pos, hi);
+    user_run(j, pos, end, acc, tot, 1);
+    memcpy(acc, j->start, j->u->size);
+    pos = end;
+  }
+  return h >= 0;
+}
+
+static void user_next(const user_job *j, int64_t c, const unsigned char *tot, int heads) {
+  size_t sz = j->u->size;
+  unsigned char *next = j->carry + (c + 1) * (int64_t)sz;
+  memcpy(next, heads ? j->start : j->carry + c * (int64_t)sz, sz);
+  j->u->combine(next, tot, j->u->user);
+}
+
+static void user_task(void *arg, int64_t c) {
+  user_job *j = arg;
+  unsigned char tot[256];
+  size_t sz = j->u->size;
+  if (c + 1 < j->nchunks) {
+    int heads = user_chunk(j, c, NULL, tot, 0);
+    for (int spins = 0; !atomic_load_explicit(&j->ready[c], memory_order_acquire); spins++)
+      if (spins > 64) sched_yield();
+    user_next(j, c, tot, heads);
+    atomic_store_explicit(&j->ready[c + 1], 1, memory_order_release);
+  } else {
+    for (int spins = 0; !atomic_load_explicit(&j->ready[c], memory_order_acquire); spins++)
+      if (spins > 64) sched_yield();
+  }
+  user_chunk(j, c, j->carry + c * (int64_t)sz, tot, 1);
+}
+
+/* ------------------------------------------------------------ the entry */
+
+static bool go_parallel(tally__cpu_ctx *c, int64_t bytes, int64_t nchunks) {
+  if (c->threads < 2 || nchunks < 2 || bytes < c->parallel_bytes) return false;
+  if (bytes < WAKE_BYTES && !tally__pool_awake(c->pool)) {
+    tally__pool_wake(c->pool);
+    return false;
+  }
+  return true;
+}
+
+static tally_status user_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
+                              void *out) {
+  tally__cpu_ctx *c = (tally__cpu_ctx *)ctx;
+  const tally_user_op *u = p->uop;
+  size_t sz = u->size;
+  user_job j = {p, u, in, out, (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK, NULL, NULL,
+                p->init ? p->init : u->identity};
+  if (!go_parallel(c, p->n * (int64_t)sz, j.nchunks)) {
+    unsigned char carry[256], tot[256];
+    memcpy(carry, j.start, sz);
+    for (int64_t k = 0; k < j.nchunks; k++) {
+      int heads = user_chunk(&j, k, carry, tot, 1);
+      unsigned char next[256];
+      memcpy(next, heads ? j.start : carry, sz);
+      u->combine(next, tot, u->user);
+      memcpy(carry, next, sz);
+    }
+    return TALLY_OK;
+  }
+  j.carry = malloc((size_t)j.nchunks * sz);
+  j.ready = calloc((size_t)j.nchunks, sizeof *j.ready);
+  if (!j.carry || !j.ready) {
+    free(j.carry);
+    free((void *)j.ready);
+    return tally__fail(ctx, TALLY_ENOMEM, "scan: out of memory for %lld chunk carries",
+                       (long long)j.nchunks);
+  }
+  memcpy(j.carry, j.start, sz);
+  atomic_store(&j.ready[0], 1);
+  tally__pool_run(c->pool, j.nchunks, user_task, &j, NULL, NULL);
+  free(j.carry);
+  free((void *)j.ready);
+  return TALLY_OK;
+}
+
+tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
+                             const void *in2, void *out) {
+  if (p->uop) return user_scan(ctx, p, in, out);
+  tally__cpu_ctx *c = (tally__cpu_ctx *)ctx;
+  scan_job j;
+  memset(&j, 0, sizeof j);
+  j.p = p;
+  tally__scan_impl_for(p, &j.im);
+  int64_t es = (int64_t)tally_dtype_size(p->dtype), rs = (int64_t)tally_dtype_size(p->rdtype);
+  j.g.exclusive = p->exclusive;
+  j.g.ignore_nan = p->nan == TALLY_NAN_IGNORE;
+  j.g.bx = p->sx * es;
+  j.g.by = p->sy * es;
+  j.g.bo0 = p->so0 * rs;
+  j.g.bo1 = p->so1 * rs;
+  j.g.identity = j.im.identity;
+  /* Contiguous float sums run their full blocks in vector code (the same bits). */
+  if (p->op == TALLY_SUM && p->sx == 1 && p->so0 == 1) {
+    const tally__scan_simd_set *v = c->isa == TALLY__ISA_AVX512 ? &tally__scan_simd_avx512
+                                    : c->isa == TALLY__ISA_AVX2 ? &tally__scan_simd_avx2
+                                                                 : &tally__scan_simd_scalar;
+    bool fast = p->accuracy == TALLY_ACCURACY_FAST;
+    if (p->dtype == TALLY_F32) {
+      j.g.simd = fast ? v->sum_f32_f : v->sum_f32_d;
+      j.g.simd_reduce = fast ? v->reduce_f32_f : v->reduce_f32_d;
+    } else if (p->dtype == TALLY_F64) {
+      j.g.simd = fast ? v->sum_f64 : v->sum_f64_dd;
+      j.g.simd_reduce = fast ? v->reduce_f64 : NULL;
+    }
+  }
+  j.bx_el = j.g.bx;
+  j.by_el = j.g.by;
+  j.bo_el = j.g.bo0;
+  j.x = in;
+  j.y = in2;
+  j.o = out;
+  j.start = j.im.identity;
+  if (p->init) tally__scan_init_acc(p, p->init, &j.start);
+  j.nchunks = (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK;
+  j.threads = c->threads;
+  int64_t bytes = p->n * (es * (in2 ? 2 : 1) + rs * p->width);
+  if (!go_parallel(c, bytes, j.nchunks)) {
+    tally__sacc carry = j.start, tot;
+    for (int64_t k = 0; k < j.nchunks; k++) {
+      int heads = scan_chunk(&j, k, &carry, &tot, 0);
+      carry = next_carry(&j, &carry, &tot, heads);
+    }
+    return TALLY_OK;
+  }
+  size_t nc = (size_t)j.nchunks;
+  j.carry = malloc(nc * sizeof *j.carry);
+  j.agg = malloc(nc * sizeof *j.agg);
+  j.agg_heads = malloc(nc * sizeof *j.agg_heads);
+  j.ready = calloc(nc, sizeof *j.ready);
+  j.agg_state = calloc(nc, sizeof *j.agg_state);
+  tally_status st = TALLY_OK;
+  if (!j.carry || !j.agg || !j.agg_heads || !j.ready || !j.agg_state) {
+    st = tally__fail(ctx, TALLY_ENOMEM, "scan: out of memory for %lld chunk carries",
+                     (long long)j.nchunks);
+  } else {
+    j.carry[0] = j.start;
+    atomic_store(&j.ready[0], 2);
+    tally__pool_run(c->pool, j.nchunks, chain_task, &j, NULL, NULL);
+  }
+  free(j.carry);
+  free(j.agg);
+  free(j.agg_heads);
+  free((void *)j.ready);
+  free((void *)j.agg_state);
+  return st;
+}

@@ -1,0 +1,66 @@
+/* The CPU scan's typed kernels (scan_kern.c) and what the driver (scan.c) needs of them. */
+#ifndef TALLY_CPU_SCAN_H
+#define TALLY_CPU_SCAN_H
+
+#include "core/internal.h"
+
+#include <stdint.h>
+
+/* An accumulator: one value (a double-double's hi and lo) or a pair (AFFINE's A, B). */
+typedef union {
+  double d[2];
+  float f[2];
+  uint64_t u[2];
+  int64_t i[2];
+} tally__sacc;
+
+typedef struct tally__scan_args tally__scan_args;
+
+/* A vector kernel for the full blocks of 8 of a contiguous run (scan_simd.c): updates
+ * the running value *s and the total *t (the accumulator type), returns the elements
+ * done (a multiple of 8); the scalar kernel does the rest. */
+typedef int64_t (*tally__scan_simd_fn)(const tally__scan_args *g, const char *x, char *o,
+                                       int64_t m, void *s, void *t, int write);
+
+struct tally__scan_args {
+  int exclusive;
+  int ignore_nan;
+  int64_t bx, by, bo0, bo1; /* byte strides: in, in2, out element, out value */
+  tally__sacc identity;
+  tally__scan_simd_fn simd; /* NULL, or the vector kernel of this (op, dtype, accuracy) */
+  tally__scan_simd_fn simd_reduce; /* NULL, or its pass 1 (totals only) */
+};
+
+/* The vector kernels of one ISA: SUM of f32 in f64 (DEFAULT) and in f32 (FAST), SUM of
+ * f64 (FAST) and compensated (DEFAULT). Contiguous input and output only. */
+typedef struct {
+  tally__scan_simd_fn sum_f32_d, sum_f32_f, sum_f64, sum_f64_dd;
+  /* Pass 1 (write 0) of the first three: the totals only, blocks taken 8 at a time. */
+  tally__scan_simd_fn reduce_f32_d, reduce_f32_f, reduce_f64;
+} tally__scan_simd_set;
+extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
+    tally__scan_simd_avx512;
+
+/* Scan m elements of a run (no segment head inside them): x, y at the first input
+ * element, o at the first output element. *carry is the running value, *total the run's
+ * fold from the identity (the caller starts it at the identity), both updated, so a run
+ * may be scanned in pieces (of multiples of 8 elements) with the same bits. The total is
+ * kept apart from the carry so that a pass that only reduces (write 0) gives the same
+ * bits as the pass that writes. */
+typedef void (*tally__scan_kernel)(const tally__scan_args *g, const char *x, const char *y,
+                                   char *o, int64_t m, tally__sacc *carry,
+                                   tally__sacc *total, int write);
+
+typedef struct {
+  tally__scan_kernel run;
+  /* acc = acc ⊕ t (the carry chain, in the accumulator's arithmetic). */
+  void (*combine)(const tally__scan_args *g, tally__sacc *acc, const tally__sacc *t);
+  tally__sacc identity;
+} tally__scan_impl;
+
+/* The kernel of a validated built-in scan; the init value (result dtype) as an
+ * accumulator. */
+void tally__scan_impl_for(const tally__scan_problem *p, tally__scan_impl *im);
+void tally__scan_init_acc(const tally__scan_problem *p, const void *init, tally__sacc *acc);
+
+#endif

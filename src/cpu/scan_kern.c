@@ -1,0 +1,538 @@
+/* Typed kernels of the CPU scan: one per (op, dtype, accumulator), written once as macros.
+ *
+ * Two shapes. Exact ops (integers, MIN, MAX) and AFFINE run one accumulator through the
+ * run in index order. Float SUM and PROD run in blocks of 8 (BLOCK_KERNEL below): the
+ * chain that carries the running value costs one operation per 8 elements instead of
+ * one per element, and the block's own prefix is what an 8-lane vector computes, so
+ * contiguous data runs vector code (scan_simd.c) with the same bits as this scalar
+ * code; the rounding is the same on every ISA (no contraction). */
+#include "scan.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ accumulator types */
+
+typedef struct { double hi, lo; } dd;          /* f64 DEFAULT sums: hi + lo, |lo| ≤ ulp(hi)/2 */
+typedef struct { uint64_t a, b; } pu;          /* integer AFFINE (A, B) modulo 2^64 */
+typedef struct { double a, b; } pd;            /* float AFFINE in f64 */
+typedef struct { float a, b; } pf;             /* f32 AFFINE, FAST */
+
+static inline dd dd_add(dd a, dd b) {
+  double s = a.hi + b.hi;
+  if (!isfinite(s)) return (dd){s, 0.0}; /* Inf and NaN: as the plain sum (no Inf − Inf) */
+  double bb = s - a.hi, e = (a.hi - (s - bb)) + (b.hi - bb); /* TwoSum */
+  e += a.lo + b.lo;
+  double h = s + e; /* FastTwoSum: renormalise so that hi is the rounded value */
+  return (dd){h, e - (h - s)};
+}
+
+/* IEEE 754-2019 minimum/maximum (−0 below +0); NaN: propagate, or (ignore) NaN is the
+ * identity, as C's fmin/fmax. */
+#define FMINMAX(NAME, T, LESS)                                                        \
+  static inline T NAME(const tally__scan_args *g, T a, T b) {                           \
+    if (a != a) return g->ignore_nan ? b : a;                                         \
+    if (b != b) return g->ignore_nan ? a : b;                                         \
+    if (a == b) return (LESS(signbit(b) ? -1.0 : 1.0, signbit(a) ? -1.0 : 1.0)) ? b : a; \
+    return LESS(b, a) ? b : a;                                                        \
+  }
+#define LT(a, b) ((a) < (b))
+#define GT(a, b) ((a) > (b))
+FMINMAX(fmin_f, float, LT)
+FMINMAX(fmax_f, float, GT)
+FMINMAX(fmin_d, double, LT)
+FMINMAX(fmax_d, double, GT)
+
+/* Binary operations op(g, acc, x). */
+#define OP_ADD(g, a, b) ((a) + (b))
+#define OP_MUL(g, a, b) ((a) * (b))
+#define OP_DD(g, a, b) dd_add((a), (b))
+#define OP_MIN(g, a, b) ((b) < (a) ? (b) : (a))
+#define OP_MAX(g, a, b) ((b) > (a) ? (b) : (a))
+#define OP_FMIN_F(g, a, b) fmin_f((g), (a), (b))
+#define OP_FMAX_F(g, a, b) fmax_f((g), (a), (b))
+#define OP_FMIN_D(g, a, b) fmin_d((g), (a), (b))
+#define OP_FMAX_D(g, a, b) fmax_d((g), (a), (b))
+/* AFFINE: apply acc's map first, then x's: (A, B) then (a, b) gives (a·A, a·B + b). */
+#define OP_AFF(T)                                                                     \
+  static inline T aff_##T(T acc, T x) { return (T){x.a * acc.a, x.a * acc.b + x.b}; }
+OP_AFF(pu)
+OP_AFF(pd)
+OP_AFF(pf)
+#define OP_AFF_PU(g, a, b) aff_pu((a), (b))
+#define OP_AFF_PD(g, a, b) aff_pd((a), (b))
+#define OP_AFF_PF(g, a, b) aff_pf((a), (b))
+
+/* ------------------------------------------------------------ loads and stores */
+
+#define AT(p, i, step) ((p) + (i) * (step))
+#define LD(T, p, i, step) (*(const T *)AT(p, i, step))
+#define F16(p, i, s) tally_f16_to_f32(LD(uint16_t, p, i, s))
+#define BF16(p, i, s) tally_bf16_to_f32(LD(uint16_t, p, i, s))
+
+/* A float input value, NaN replaced by `neutral` under NAN_IGNORE. */
+static inline double nz(const tally__scan_args *g, double v, double neutral) {
+  return (g->ignore_nan && v != v) ? neutral : v;
+}
+
+/* ------------------------------------------------------------ kernel shapes */
+
+#define KERNEL_HEAD(NAME, A)                                                               \
+  static void NAME(const tally__scan_args *g, const char *x, const char *y, char *o,       \
+                   int64_t m, tally__sacc *carry, tally__sacc *total, int write) {        \
+    (void)y;                                                                               \
+    A s, t;                                                                                \
+    memcpy(&s, carry, sizeof s);                                                           \
+    memcpy(&t, total, sizeof t);
+
+#define KERNEL_TAIL                                                                        \
+    memcpy(carry, &s, sizeof s);                                                           \
+    memcpy(total, &t, sizeof t);                                                           \
+  }
+
+/* One accumulator in index order. */
+#define RUN_KERNEL(NAME, A, LOAD, STORE, OP)                                               \
+  KERNEL_HEAD(NAME, A)                                                                     \
+  if (!write) {                                                                            \
+    for (int64_t i = 0; i < m; i++) t = OP(g, t, LOAD(i));                                 \
+  } else if (g->exclusive) {                                                               \
+    for (int64_t i = 0; i < m; i++) {                                                      \
+      A v = LOAD(i);                                                                       \
+      STORE(i, s);                                                                         \
+      s = OP(g, s, v);                                                                     \
+      t = OP(g, t, v);                                                                     \
+    }                                                                                      \
+  } else {                                                                                 \
+    for (int64_t i = 0; i < m; i++) {                                                      \
+      A v = LOAD(i);                                                                       \
+      s = OP(g, s, v);                                                                     \
+      t = OP(g, t, v);                                                                     \
+      STORE(i, s);                                                                         \
+    }                                                                                      \
+  }                                                                                        \
+  KERNEL_TAIL
+
+/* Blocks of 8 (the last may be shorter), each block's prefix by the Hillis–Steele
+ * steps, as an 8-lane vector computes it: y[j] = x[j] ⊕ x[j-1], z[j] = y[j] ⊕ y[j-2],
+ * w[j] = z[j] ⊕ z[j-4], where a term before the block's start is FILL (−0.0, which adds
+ * exactly nothing, as the lanes a vector shifts in). Then out[j] = s ⊕ w[j] (exclusive:
+ * s ⊕ w[j-1], with w[-1] = FILL), s = s ⊕ w[b-1]. A vector kernel of the same steps
+ * (scan_simd.c, contiguous data) runs the full blocks first when g->simd is set: the
+ * same bits. Every load of a block comes before its stores, so in place works. */
+#define BLOCK_KERNEL(NAME, A, LOAD, STORE, OP, FILL)                                       \
+  KERNEL_HEAD(NAME, A)                                                                     \
+  int64_t i0 = !g->simd ? 0                                                                \
+               : !write && g->simd_reduce ? g->simd_reduce(g, x, o, m, &s, &t, 0)          \
+                                          : g->simd(g, x, o, m, &s, &t, write);            \
+  for (int64_t i = i0; i < m; i += 8) {                                                    \
+    int b = m - i < 8 ? (int)(m - i) : 8;                                                  \
+    A w[8], z[8], f = FILL;                                                                \
+    for (int j = 0; j < b; j++) w[j] = LOAD(i + j);                                        \
+    for (int j = b - 1; j >= 0; j--) w[j] = OP(g, w[j], j >= 1 ? w[j - 1] : f);            \
+    for (int j = 0; j < b; j++) z[j] = OP(g, w[j], j >= 2 ? w[j - 2] : f);                 \
+    for (int j = 0; j < b; j++) w[j] = OP(g, z[j], j >= 4 ? z[j - 4] : f);                 \
+    if (write) {                                                                           \
+      if (g->exclusive) {                                                                  \
+        STORE(i, OP(g, s, f));                                                             \
+        for (int j = 1; j < b; j++) STORE(i + j, OP(g, s, w[j - 1]));                      \
+      } else {                                                                             \
+        for (int j = 0; j < b; j++) STORE(i + j, OP(g, s, w[j]));                          \
+      }                                                                                    \
+    }                                                                                      \
+    s = OP(g, s, w[b - 1]);                                                                \
+    t = OP(g, t, w[b - 1]);                                                                \
+  }                                                                                        \
+  KERNEL_TAIL
+
+/* ------------------------------------------------------------ integer SUM, PROD */
+
+#define ST_U64(i, v) (*(uint64_t *)AT(o, i, g->bo0) = (v))
+#define LD_S(T) (uint64_t)(int64_t)LD(T, x, i_, g->bx)
+#define LD_U(T) (uint64_t)LD(T, x, i_, g->bx)
+
+#define INT_SUMPROD(SUF, EXPR)                                                             \
+  static inline uint64_t ld_##SUF(const tally__scan_args *g, const char *x, int64_t i_) { \
+    return EXPR;                                                                           \
+  }                                                                                        \
+  RUN_KERNEL(sum_##SUF, uint64_t, LDX_##SUF, ST_U64, OP_ADD)                               \
+  RUN_KERNEL(prod_##SUF, uint64_t, LDX_##SUF, ST_U64, OP_MUL)
+#define LDX_b(i) ld_b(g, x, i)
+#define LDX_i8(i) ld_i8(g, x, i)
+#define LDX_i16(i) ld_i16(g, x, i)
+#define LDX_i32(i) ld_i32(g, x, i)
+#define LDX_i64(i) ld_i64(g, x, i)
+#define LDX_u8(i) ld_u8(g, x, i)
+#define LDX_u16(i) ld_u16(g, x, i)
+#define LDX_u32(i) ld_u32(g, x, i)
+#define LDX_u64(i) ld_u64(g, x, i)
+INT_SUMPROD(b, (uint64_t)(LD(uint8_t, x, i_, g->bx) != 0))
+INT_SUMPROD(i8, LD_S(int8_t))
+INT_SUMPROD(i16, LD_S(int16_t))
+INT_SUMPROD(i32, LD_S(int32_t))
+INT_SUMPROD(i64, LD_S(int64_t))
+INT_SUMPROD(u8, LD_U(uint8_t))
+INT_SUMPROD(u16, LD_U(uint16_t))
+INT_SUMPROD(u32, LD_U(uint32_t))
+INT_SUMPROD(u64, LD_U(uint64_t))
+
+/* ------------------------------------------------------------ integer MIN, MAX */
+
+#define INT_MINMAX(SUF, A, T, EXPR)                                                        \
+  static inline A ldm_##SUF(const tally__scan_args *g, const char *x, int64_t i_) {       \
+    return (A)(EXPR);                                                                      \
+  }                                                                                        \
+  static inline void stm_##SUF(const tally__scan_args *g, char *o, int64_t i, A v) {      \
+    *(T *)AT(o, i, g->bo0) = (T)v;                                                         \
+  }                                                                                        \
+  RUN_KERNEL(min_##SUF, A, LDM_##SUF, STM_##SUF, OP_MIN)                                   \
+  RUN_KERNEL(max_##SUF, A, LDM_##SUF, STM_##SUF, OP_MAX)
+#define LDM_b(i) ldm_b(g, x, i)
+#define LDM_i8(i) ldm_i8(g, x, i)
+#define LDM_i16(i) ldm_i16(g, x, i)
+#define LDM_i32(i) ldm_i32(g, x, i)
+#define LDM_i64(i) ldm_i64(g, x, i)
+#define LDM_u8(i) ldm_u8(g, x, i)
+#define LDM_u16(i) ldm_u16(g, x, i)
+#define LDM_u32(i) ldm_u32(g, x, i)
+#define LDM_u64(i) ldm_u64(g, x, i)
+#define STM_b(i, v) stm_b(g, o, i, v)
+#define STM_i8(i, v) stm_i8(g, o, i, v)
+#define STM_i16(i, v) stm_i16(g, o, i, v)
+#define STM_i32(i, v) stm_i32(g, o, i, v)
+#define STM_i64(i, v) stm_i64(g, o, i, v)
+#define STM_u8(i, v) stm_u8(g, o, i, v)
+#define STM_u16(i, v) stm_u16(g, o, i, v)
+#define STM_u32(i, v) stm_u32(g, o, i, v)
+#define STM_u64(i, v) stm_u64(g, o, i, v)
+INT_MINMAX(b, uint64_t, uint8_t, LD(uint8_t, x, i_, g->bx) != 0)
+INT_MINMAX(i8, int64_t, int8_t, LD(int8_t, x, i_, g->bx))
+INT_MINMAX(i16, int64_t, int16_t, LD(int16_t, x, i_, g->bx))
+INT_MINMAX(i32, int64_t, int32_t, LD(int32_t, x, i_, g->bx))
+INT_MINMAX(i64, int64_t, int64_t, LD(int64_t, x, i_, g->bx))
+INT_MINMAX(u8, uint64_t, uint8_t, LD(uint8_t, x, i_, g->bx))
+INT_MINMAX(u16, uint64_t, uint16_t, LD(uint16_t, x, i_, g->bx))
+INT_MINMAX(u32, uint64_t, uint32_t, LD(uint32_t, x, i_, g->bx))
+INT_MINMAX(u64, uint64_t, uint64_t, LD(uint64_t, x, i_, g->bx))
+
+/* ------------------------------------------------------------ integer AFFINE */
+
+#define INT_AFFINE(SUF, EXPRA, EXPRB)                                                      \
+  static inline pu lda_##SUF(const tally__scan_args *g, const char *x, const char *y,     \
+                             int64_t i_) {                                                 \
+    (void)y;                                                                               \
+    return (pu){(uint64_t)(EXPRA), (uint64_t)(EXPRB)};                                     \
+  }                                                                                        \
+  RUN_KERNEL(aff_##SUF, pu, LDA_##SUF, ST_PU, OP_AFF_PU)
+#define ST_PU(i, v)                                                                        \
+  do {                                                                                     \
+    pu v_ = (v);                                                                           \
+    *(uint64_t *)AT(o, i, g->bo0) = v_.a;                                                  \
+    *(uint64_t *)(AT(o, i, g->bo0) + g->bo1) = v_.b;                                       \
+  } while (0)
+#define LDA_i8(i) lda_i8(g, x, y, i)
+#define LDA_i16(i) lda_i16(g, x, y, i)
+#define LDA_i32(i) lda_i32(g, x, y, i)
+#define LDA_i64(i) lda_i64(g, x, y, i)
+#define LDA_u8(i) lda_u8(g, x, y, i)
+#define LDA_u16(i) lda_u16(g, x, y, i)
+#define LDA_u32(i) lda_u32(g, x, y, i)
+#define LDA_u64(i) lda_u64(g, x, y, i)
+#define SA(T) (int64_t)LD(T, x, i_, g->bx)
+#define SB(T) (int64_t)LD(T, y, i_, g->by)
+#define UA(T) LD(T, x, i_, g->bx)
+#define UB(T) LD(T, y, i_, g->by)
+INT_AFFINE(i8, SA(int8_t), SB(int8_t))
+INT_AFFINE(i16, SA(int16_t), SB(int16_t))
+INT_AFFINE(i32, SA(int32_t), SB(int32_t))
+INT_AFFINE(i64, SA(int64_t), SB(int64_t))
+INT_AFFINE(u8, UA(uint8_t), UB(uint8_t))
+INT_AFFINE(u16, UA(uint16_t), UB(uint16_t))
+INT_AFFINE(u32, UA(uint32_t), UB(uint32_t))
+INT_AFFINE(u64, UA(uint64_t), UB(uint64_t))
+
+/* ------------------------------------------------------------ float SUM, PROD */
+
+/* Loads of a float dtype as double (exact), with the NaN rule. */
+#define FLD(SUF, EXPR)                                                                      \
+  static inline double fl_##SUF(const tally__scan_args *g, const char *x, int64_t i_,      \
+                                double neutral) {                                           \
+    return nz(g, (double)(EXPR), neutral);                                                  \
+  }
+FLD(f16, F16(x, i_, g->bx))
+FLD(bf16, BF16(x, i_, g->bx))
+FLD(f32, LD(float, x, i_, g->bx))
+FLD(f64, LD(double, x, i_, g->bx))
+
+#define ST_F32(i, v) (*(float *)AT(o, i, g->bo0) = (float)(v))
+#define ST_F64(i, v) (*(double *)AT(o, i, g->bo0) = (v))
+#define ST_DD(i, v) (*(double *)AT(o, i, g->bo0) = (v).hi)
+
+/* f16, bf16, f32: DEFAULT in f64 (each output rounded once to f32), FAST in f32. */
+#define SMALL_FLOAT(SUF)                                                                    \
+  static inline double ls0_##SUF(const tally__scan_args *g, const char *x, int64_t i) {    \
+    return fl_##SUF(g, x, i, 0.0);                                                          \
+  }                                                                                         \
+  static inline double ls1_##SUF(const tally__scan_args *g, const char *x, int64_t i) {    \
+    return fl_##SUF(g, x, i, 1.0);                                                          \
+  }                                                                                         \
+  BLOCK_KERNEL(sumd_##SUF, double, LS0_##SUF, ST_F32, OP_ADD, -0.0)                        \
+  BLOCK_KERNEL(sumf_##SUF, float, (float)LS0_##SUF, ST_F32, OP_ADD, -0.0f)                  \
+  BLOCK_KERNEL(prodd_##SUF, double, LS1_##SUF, ST_F32, OP_MUL, 1.0)                         \
+  BLOCK_KERNEL(prodf_##SUF, float, (float)LS1_##SUF, ST_F32, OP_MUL, 1.0f)
+#define LS0_f16(i) ls0_f16(g, x, i)
+#define LS1_f16(i) ls1_f16(g, x, i)
+#define LS0_bf16(i) ls0_bf16(g, x, i)
+#define LS1_bf16(i) ls1_bf16(g, x, i)
+#define LS0_f32(i) ls0_f32(g, x, i)
+#define LS1_f32(i) ls1_f32(g, x, i)
+SMALL_FLOAT(f16)
+SMALL_FLOAT(bf16)
+SMALL_FLOAT(f32)
+
+/* f64: DEFAULT SUM compensated (double-double), FAST plain; PROD plain in both. */
+#define LD64S(i) fl_f64(g, x, i, 0.0)
+#define LD64P(i) fl_f64(g, x, i, 1.0)
+#define LD64DD(i) ((dd){fl_f64(g, x, i, 0.0), 0.0})
+BLOCK_KERNEL(sumdd_f64, dd, LD64DD, ST_DD, OP_DD, ((dd){-0.0, -0.0}))
+BLOCK_KERNEL(sumd_f64, double, LD64S, ST_F64, OP_ADD, -0.0)
+BLOCK_KERNEL(prodd_f64, double, LD64P, ST_F64, OP_MUL, 1.0)
+
+/* ------------------------------------------------------------ float MIN, MAX */
+
+#define ST_H(i, v) (*(uint16_t *)AT(o, i, g->bo0) = tally_f32_to_f16(v))
+#define ST_BH(i, v) (*(uint16_t *)AT(o, i, g->bo0) = tally_f32_to_bf16(v))
+#define LF16(i) F16(x, i, g->bx)
+#define LBF16(i) BF16(x, i, g->bx)
+#define LF32(i) LD(float, x, i, g->bx)
+#define LF64(i) LD(double, x, i, g->bx)
+#define ST_FF(i, v) (*(float *)AT(o, i, g->bo0) = (v))
+RUN_KERNEL(min_f16, float, LF16, ST_H, OP_FMIN_F)
+RUN_KERNEL(max_f16, float, LF16, ST_H, OP_FMAX_F)
+RUN_KERNEL(min_bf16, float, LBF16, ST_BH, OP_FMIN_F)
+RUN_KERNEL(max_bf16, float, LBF16, ST_BH, OP_FMAX_F)
+RUN_KERNEL(min_f32, float, LF32, ST_FF, OP_FMIN_F)
+RUN_KERNEL(max_f32, float, LF32, ST_FF, OP_FMAX_F)
+RUN_KERNEL(min_f64, double, LF64, ST_F64, OP_FMIN_D)
+RUN_KERNEL(max_f64, double, LF64, ST_F64, OP_FMAX_D)
+
+/* ------------------------------------------------------------ float AFFINE */
+
+#define AFF_LOADS(SUF, EXA, EXB)                                                            \
+  static inline pd lpd_##SUF(const tally__scan_args *g, const char *x, const char *y,      \
+                             int64_t i_) {                                                  \
+    return (pd){(double)(EXA), (double)(EXB)};                                              \
+  }
+AFF_LOADS(f16, F16(x, i_, g->bx), F16(y, i_, g->by))
+AFF_LOADS(bf16, BF16(x, i_, g->bx), BF16(y, i_, g->by))
+AFF_LOADS(f32, LD(float, x, i_, g->bx), LD(float, y, i_, g->by))
+AFF_LOADS(f64, LD(double, x, i_, g->bx), LD(double, y, i_, g->by))
+#define ST_PD32(i, v)                                                                       \
+  do {                                                                                      \
+    pd v_ = (v);                                                                            \
+    *(float *)AT(o, i, g->bo0) = (float)v_.a;                                               \
+    *(float *)(AT(o, i, g->bo0) + g->bo1) = (float)v_.b;                                    \
+  } while (0)
+#define ST_PF32(i, v)                                                                       \
+  do {                                                                                      \
+    pf v_ = (v);                                                                            \
+    *(float *)AT(o, i, g->bo0) = v_.a;                                                      \
+    *(float *)(AT(o, i, g->bo0) + g->bo1) = v_.b;                                           \
+  } while (0)
+#define ST_PD64(i, v)                                                                       \
+  do {                                                                                      \
+    pd v_ = (v);                                                                            \
+    *(double *)AT(o, i, g->bo0) = v_.a;                                                     \
+    *(double *)(AT(o, i, g->bo0) + g->bo1) = v_.b;                                          \
+  } while (0)
+static inline pf to_pf(pd v) { return (pf){(float)v.a, (float)v.b}; }
+#define LPD_f16(i) lpd_f16(g, x, y, i)
+#define LPD_bf16(i) lpd_bf16(g, x, y, i)
+#define LPD_f32(i) lpd_f32(g, x, y, i)
+#define LPD_f64(i) lpd_f64(g, x, y, i)
+#define LPF_f16(i) to_pf(lpd_f16(g, x, y, i))
+#define LPF_bf16(i) to_pf(lpd_bf16(g, x, y, i))
+#define LPF_f32(i) to_pf(lpd_f32(g, x, y, i))
+RUN_KERNEL(affd_f16, pd, LPD_f16, ST_PD32, OP_AFF_PD)
+RUN_KERNEL(affd_bf16, pd, LPD_bf16, ST_PD32, OP_AFF_PD)
+RUN_KERNEL(affd_f32, pd, LPD_f32, ST_PD32, OP_AFF_PD)
+RUN_KERNEL(afff_f16, pf, LPF_f16, ST_PF32, OP_AFF_PF)
+RUN_KERNEL(afff_bf16, pf, LPF_bf16, ST_PF32, OP_AFF_PF)
+RUN_KERNEL(afff_f32, pf, LPF_f32, ST_PF32, OP_AFF_PF)
+RUN_KERNEL(affd_f64, pd, LPD_f64, ST_PD64, OP_AFF_PD)
+
+/* ------------------------------------------------------------ carry combines */
+
+/* Unused arguments are the price of one signature for every combine. */
+static void c_add_u(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { a->u[0] += t->u[0]; }
+static void c_mul_u(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { a->u[0] *= t->u[0]; }
+static void c_min_i(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { if (t->i[0] < a->i[0]) a->i[0] = t->i[0]; }
+static void c_max_i(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { if (t->i[0] > a->i[0]) a->i[0] = t->i[0]; }
+static void c_min_u(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { if (t->u[0] < a->u[0]) a->u[0] = t->u[0]; }
+static void c_max_u(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { if (t->u[0] > a->u[0]) a->u[0] = t->u[0]; }
+static void c_add_d(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { a->d[0] += t->d[0]; }
+static void c_mul_d(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { a->d[0] *= t->d[0]; }
+static void c_add_f(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { a->f[0] += t->f[0]; }
+static void c_mul_f(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { a->f[0] *= t->f[0]; }
+static void c_add_dd(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) {
+  dd r = dd_add((dd){a->d[0], a->d[1]}, (dd){t->d[0], t->d[1]});
+  a->d[0] = r.hi;
+  a->d[1] = r.lo;
+}
+static void c_fmin_f(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { a->f[0] = fmin_f(g, a->f[0], t->f[0]); }
+static void c_fmax_f(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { a->f[0] = fmax_f(g, a->f[0], t->f[0]); }
+static void c_fmin_d(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { a->d[0] = fmin_d(g, a->d[0], t->d[0]); }
+static void c_fmax_d(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) { a->d[0] = fmax_d(g, a->d[0], t->d[0]); }
+static void c_aff_u(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) {
+  pu r = aff_pu((pu){a->u[0], a->u[1]}, (pu){t->u[0], t->u[1]});
+  a->u[0] = r.a;
+  a->u[1] = r.b;
+}
+static void c_aff_d(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) {
+  pd r = aff_pd((pd){a->d[0], a->d[1]}, (pd){t->d[0], t->d[1]});
+  a->d[0] = r.a;
+  a->d[1] = r.b;
+}
+static void c_aff_f(const tally__scan_args *g, tally__sacc *a, const tally__sacc *t) {
+  pf r = aff_pf((pf){a->f[0], a->f[1]}, (pf){t->f[0], t->f[1]});
+  a->f[0] = r.a;
+  a->f[1] = r.b;
+}
+
+/* ------------------------------------------------------------ the table */
+
+#define BY_INT(PRE, dt)                                                                     \
+  ((dt) == TALLY_BOOL ? PRE##_b : (dt) == TALLY_I8 ? PRE##_i8 : (dt) == TALLY_I16 ? PRE##_i16 \
+   : (dt) == TALLY_I32 ? PRE##_i32 : (dt) == TALLY_I64 ? PRE##_i64 : (dt) == TALLY_U8 ? PRE##_u8 \
+   : (dt) == TALLY_U16 ? PRE##_u16 : (dt) == TALLY_U32 ? PRE##_u32 : PRE##_u64)
+#define BY_SMALL(PRE, dt) ((dt) == TALLY_F16 ? PRE##_f16 : (dt) == TALLY_BF16 ? PRE##_bf16 : PRE##_f32)
+
+static bool is_signed(tally_dtype t) { return t >= TALLY_I8 && t <= TALLY_I64; }
+
+/* The identity (signed and unsigned integer MIN/MAX: the dtype's extreme values). */
+static void int_extremes(tally_dtype t, int64_t *lo, uint64_t *hi) {
+  int bits = 8 * (int)tally_dtype_size(t);
+  if (t == TALLY_BOOL) { *lo = 0; *hi = 1; return; }
+  if (is_signed(t)) {
+    *lo = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+    *hi = bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
+  } else {
+    *lo = 0;
+    *hi = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  }
+}
+
+void tally__scan_impl_for(const tally__scan_problem *p, tally__scan_impl *im) {
+  tally_dtype dt = p->dtype;
+  bool fl = tally__dtype_kind(dt) == TALLY__KIND_FLOAT;
+  bool fast = p->accuracy == TALLY_ACCURACY_FAST;
+  bool ign = p->nan == TALLY_NAN_IGNORE;
+  memset(im, 0, sizeof *im);
+  tally__sacc *id = &im->identity;
+  switch (p->op) {
+  case TALLY_SUM:
+  case TALLY_PROD: {
+    bool sum = p->op == TALLY_SUM;
+    if (!fl) {
+      im->run = sum ? BY_INT(sum, dt) : BY_INT(prod, dt);
+      im->combine = sum ? c_add_u : c_mul_u;
+      id->u[0] = sum ? 0 : 1;
+    } else if (dt == TALLY_F64) {
+      if (sum && !fast) im->run = sumdd_f64, im->combine = c_add_dd;
+      else if (sum) im->run = sumd_f64, im->combine = c_add_d;
+      else im->run = prodd_f64, im->combine = c_mul_d;
+      id->d[0] = sum ? 0.0 : 1.0;
+    } else if (fast) {
+      im->run = sum ? BY_SMALL(sumf, dt) : BY_SMALL(prodf, dt);
+      im->combine = sum ? c_add_f : c_mul_f;
+      id->f[0] = sum ? 0.0f : 1.0f;
+    } else {
+      im->run = sum ? BY_SMALL(sumd, dt) : BY_SMALL(prodd, dt);
+      im->combine = sum ? c_add_d : c_mul_d;
+      id->d[0] = sum ? 0.0 : 1.0;
+    }
+    break;
+  }
+  case TALLY_MIN:
+  case TALLY_MAX: {
+    bool mn = p->op == TALLY_MIN;
+    if (!fl) {
+      int64_t lo;
+      uint64_t hi;
+      int_extremes(dt, &lo, &hi);
+      im->run = mn ? BY_INT(min, dt) : BY_INT(max, dt);
+      if (is_signed(dt)) {
+        im->combine = mn ? c_min_i : c_max_i;
+        id->i[0] = mn ? (int64_t)hi : lo;
+      } else {
+        im->combine = mn ? c_min_u : c_max_u;
+        id->u[0] = mn ? hi : (uint64_t)lo;
+      }
+    } else if (dt == TALLY_F64) {
+      im->run = mn ? min_f64 : max_f64;
+      im->combine = mn ? c_fmin_d : c_fmax_d;
+      id->d[0] = ign ? NAN : mn ? INFINITY : -INFINITY;
+    } else {
+      im->run = mn ? (dt == TALLY_F16 ? min_f16 : dt == TALLY_BF16 ? min_bf16 : min_f32)
+                   : (dt == TALLY_F16 ? max_f16 : dt == TALLY_BF16 ? max_bf16 : max_f32);
+      im->combine = mn ? c_fmin_f : c_fmax_f;
+      id->f[0] = ign ? NAN : mn ? INFINITY : -INFINITY;
+    }
+    break;
+  }
+  default: /* AFFINE */
+    if (!fl) {
+      im->run = dt == TALLY_I8 ? aff_i8 : dt == TALLY_I16 ? aff_i16 : dt == TALLY_I32 ? aff_i32
+                : dt == TALLY_I64 ? aff_i64 : dt == TALLY_U8 ? aff_u8 : dt == TALLY_U16 ? aff_u16
+                : dt == TALLY_U32 ? aff_u32 : aff_u64;
+      im->combine = c_aff_u;
+      id->u[0] = 1;
+      id->u[1] = 0;
+    } else if (dt == TALLY_F64) {
+      im->run = affd_f64;
+      im->combine = c_aff_d;
+      id->d[0] = 1.0;
+    } else if (fast) {
+      im->run = BY_SMALL(afff, dt);
+      im->combine = c_aff_f;
+      id->f[0] = 1.0f;
+    } else {
+      im->run = BY_SMALL(affd, dt);
+      im->combine = c_aff_d;
+      id->d[0] = 1.0;
+    }
+    break;
+  }
+}
+
+/* The init value, given in the result dtype, as the accumulator of impl_for. */
+void tally__scan_init_acc(const tally__scan_problem *p, const void *init, tally__sacc *acc) {
+  tally_dtype rd = p->rdtype, dt = p->dtype;
+  bool fl = tally__dtype_kind(dt) == TALLY__KIND_FLOAT;
+  bool fast = p->accuracy == TALLY_ACCURACY_FAST;
+  memset(acc, 0, sizeof *acc);
+  for (int w = 0; w < p->width; w++) {
+    const char *v = (const char *)init + w * (int64_t)tally_dtype_size(rd);
+    double d = 0;
+    uint64_t u = 0;
+    switch (rd) {
+    case TALLY_BOOL: u = *(const uint8_t *)v != 0; break;
+    case TALLY_I8: u = (uint64_t)(int64_t)*(const int8_t *)v; break;
+    case TALLY_I16: u = (uint64_t)(int64_t)*(const int16_t *)v; break;
+    case TALLY_I32: u = (uint64_t)(int64_t)*(const int32_t *)v; break;
+    case TALLY_I64: case TALLY_U64: memcpy(&u, v, 8); break;
+    case TALLY_U8: u = *(const uint8_t *)v; break;
+    case TALLY_U16: u = *(const uint16_t *)v; break;
+    case TALLY_U32: u = *(const uint32_t *)v; break;
+    case TALLY_F16: d = tally_f16_to_f32(*(const uint16_t *)v); break;
+    case TALLY_BF16: d = tally_bf16_to_f32(*(const uint16_t *)v); break;
+    case TALLY_F32: d = *(const float *)v; break;
+    default: d = *(const double *)v; break;
+    }
+    if (!fl) acc->u[w] = u;
+    else if (p->op == TALLY_MIN || p->op == TALLY_MAX) {
+      if (dt == TALLY_F64) acc->d[0] = d;
+      else acc->f[0] = (float)d;
+    } else if (dt != TALLY_F64 && fast) acc->f[w] = (float)d;
+    else acc->d[w] = d; /* the dd's lo stays 0 */
+  }
+}

@@ -1,0 +1,538 @@
+/* tally_scan and tally_scan_user: every op on every dtype over the size list, inclusive
+ * and exclusive, with and without init, in place, strided and reversed input, strided
+ * output, NaN modes, both accuracies, segments by flags and by offsets; thread counts
+ * (CPU: the same bits for 1, 2 and 4 threads); device arrays. Every output value is
+ * checked against tests/support/ref_scan.c on fresh data drawn with the run's seed;
+ * outputs are poisoned first, and the guards around them must stay poisoned. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elem.h"
+#include "ref_scan.h"
+#include "tc.h"
+
+#define GUARD 16
+
+typedef struct {
+  tally_op op;
+  tally_dtype dt;
+  int64_t n;
+  tt_dist dist;
+  tally_accuracy acc;
+  tally_nan nan;
+  int exclusive, with_init, inplace;
+  tc_layout layout; /* TC_CONTIG, TC_STRIDE3 or TC_REVERSE */
+  int out_step;     /* 1, or 2: a strided output (gaps must stay poisoned) */
+  int out2d;        /* AFFINE: out as n x 2 */
+  int seg;          /* 0 none, 1 flags, 2 offsets */
+  int64_t nseg;     /* offsets: segments; flags: about n / nseg heads */
+} sc_case;
+
+static const char *seg_name(int s) { return s == 1 ? "flags" : s == 2 ? "offsets" : "none"; }
+
+static void describe(const sc_case *c, uint64_t id, const char *dev, char *buf, size_t len) {
+  snprintf(buf, len,
+           "case=%" PRIu64 " scan op=%s dtype=%s n=%" PRId64 " dist=%s accuracy=%s nan=%s "
+           "%s init=%d inplace=%d layout=%s out_step=%d seg=%s nseg=%" PRId64 "%s%s",
+           id, tally_op_name(c->op), tally_dtype_name(c->dt), c->n, tt_dist_name(c->dist),
+           c->acc == TALLY_ACCURACY_FAST ? "fast" : "default",
+           c->nan == TALLY_NAN_IGNORE ? "ignore" : "propagate",
+           c->exclusive ? "exclusive" : "inclusive", c->with_init, c->inplace,
+           tc_layout_name(c->layout), c->out_step, seg_name(c->seg), c->nseg, dev ? " device=" : "",
+           dev ? dev : "");
+}
+
+/* Draw the inputs as the reduction suite does: PROD near one, AFFINE a's near one. */
+static void draw(tt_rng *r, const sc_case *c, void *x, void *y) {
+  int fl = tt_is_float(c->dt);
+  tt_genopt g = {-1, (fl && c->op == TALLY_PROD) ? TT_NEAR_ONE : TT_NORMAL};
+  if (c->op == TALLY_AFFINE) {
+    tt_genopt plain = {0, TT_NORMAL};
+    int near = fl || (tt_rng_next(r) & 1);
+    tt_generate(r, near ? TT_NEAR_ONE : c->dist, c->dt, x, c->n, &plain);
+    tt_generate(r, c->dist, c->dt, y, c->n, &g);
+    return;
+  }
+  tt_generate(r, c->dist, c->dt, x, c->n, &g);
+}
+
+/* A random init value of the result dtype (width values). */
+static void draw_init(tt_rng *r, const sc_case *c, tally_dtype rd, void *init) {
+  for (int w = 0; w < tt_width(c->op); w++) {
+    if (tt_is_float(rd)) {
+      double v = tt_rng_normal(r);
+      if (c->op == TALLY_PROD || (c->op == TALLY_AFFINE && w == 0)) v = 1 + 0.25 * v / 4;
+      tt_store_f(rd, init, w, v);
+    } else {
+      tt_store_int(rd, init, w, (__int128)tt_rng_next(r));
+    }
+  }
+}
+
+/* Segment heads for the reference, and the flags or offsets for the library. */
+static void draw_segments(tt_rng *r, const sc_case *c, uint8_t *head, uint8_t *flags,
+                          int64_t *off) {
+  int64_t n = c->n;
+  memset(head, 0, (size_t)n + 1);
+  if (c->seg == 1) {
+    int64_t every = c->nseg > 0 ? (n / c->nseg > 0 ? n / c->nseg : 1) : 1;
+    for (int64_t i = 0; i < n; i++) {
+      flags[i] = (uint8_t)(tt_rng_below(r, (uint64_t)every) == 0 ? 1 + tt_rng_below(r, 255) : 0);
+      head[i] = flags[i] != 0;
+    }
+    /* heads right at the CPU's chunk boundaries, when the input reaches them */
+    if (n > 32768) flags[32768] = head[32768] = 1;
+    if (n > 65536) flags[65535] = head[65535] = 1;
+  } else if (c->seg == 2) {
+    int64_t k = c->nseg;
+    off[0] = 0;
+    off[k] = n;
+    for (int64_t i = 1; i < k; i++) off[i] = (int64_t)tt_rng_below(r, (uint64_t)n + 1);
+    for (int64_t i = 1; i < k; i++) /* insertion sort (few segments) */
+      for (int64_t j = i; j > 1 && off[j] < off[j - 1]; j--) {
+        int64_t t = off[j]; off[j] = off[j - 1]; off[j - 1] = t;
+      }
+    if (k >= 3) off[2] = off[1]; /* an empty segment */
+    for (int64_t i = 0; i < k; i++)
+      if (off[i] < n) head[off[i]] = 1;
+  }
+}
+
+static int all_bytes(const unsigned char *p, size_t len, unsigned char b) {
+  for (size_t i = 0; i < len; i++)
+    if (p[i] != b) return 0;
+  return 1;
+}
+
+/* Run one case on ctx (the suite's context, or another CPU context); out receives the
+ * contiguous result (n * W values) when not NULL. 1: passed. */
+static int run_on(tc_run *R, tally_context *ctx, const char *dev, const sc_case *c, uint64_t id,
+                  void *result, int device_mem, int warm) {
+  char desc[512], why[600] = "";
+  describe(c, id, dev, desc, sizeof desc);
+  tt_rng rng;
+  tt_rng_stream(&rng, R->seed, id);
+  int ok;
+  tally_dtype rd = tt_scan_rdtype(c->op, c->dt, &ok);
+  int W = tt_width(c->op);
+  int64_t n = c->n, es = (int64_t)tt_size(c->dt), rs = (int64_t)tt_size(rd);
+  int has2 = c->op == TALLY_AFFINE;
+  void *x = tc_alloc((size_t)(n * es) + 1), *y = has2 ? tc_alloc((size_t)(n * es) + 1) : NULL;
+  draw(&rng, c, x, y);
+  unsigned char init[16];
+  draw_init(&rng, c, rd, init);
+  uint8_t *head = tc_alloc((size_t)n + 1), *flags = tc_alloc((size_t)n + 1);
+  int64_t *off = tc_alloc(sizeof(int64_t) * (size_t)(c->nseg + 2));
+  draw_segments(&rng, c, head, flags, off);
+
+  tally_scan_options o;
+  tally_scan_options_init(&o);
+  o.exclusive = c->exclusive;
+  o.init = c->with_init ? init : NULL;
+  o.accuracy = c->acc;
+  o.nan = c->nan;
+  if (c->seg == 1) o.flags = flags;
+  if (c->seg == 2) o.offsets = off, o.nsegments = c->nseg;
+
+  /* The output: n*W values out_step apart, GUARD values of poison on each side. */
+  int64_t span = n * W * c->out_step;
+  unsigned char *obuf = tc_alloc((size_t)((span + 2 * GUARD) * rs));
+  unsigned char *ob = obuf + GUARD * rs;
+  tc_placed px = {0}, py = {0};
+  tally_array in, in2, out;
+  void *dev_in = NULL, *dev_in2 = NULL, *dev_out = NULL;
+  int pass = 1;
+  if (c->inplace) {
+    /* out over the input itself: same address, dtype and stride (rd == dt here). */
+    memset(obuf, 0xa5, (size_t)((span + 2 * GUARD) * rs));
+    for (int64_t i = 0; i < n; i++) {
+      memcpy(ob + (i * W) * c->out_step * rs, (char *)x + i * es, (size_t)es);
+      if (has2) memcpy(ob + (i * W + 1) * c->out_step * rs, (char *)y + i * es, (size_t)es);
+    }
+    in = tally_array_strided(ob, c->dt, n, W * c->out_step);
+    if (has2) in2 = tally_array_strided(ob + c->out_step * rs, c->dt, n, W * c->out_step);
+  } else {
+    tc_place(c->layout, c->dt, x, 1, n, (int)tt_rng_below(&rng, 4), &px);
+    in = px.arr;
+    if (has2) {
+      tc_place(c->layout, c->dt, y, 1, n, (int)tt_rng_below(&rng, 4), &py);
+      in2 = py.arr;
+    }
+    memset(obuf, 0xa5, (size_t)((span + 2 * GUARD) * rs));
+  }
+  if (c->out2d && c->out_step == 1) out = tally_array_2d(ob, rd, n, W);
+  else out = tally_array_strided(ob, rd, n * W, c->out_step);
+
+  tally_status st;
+  if (device_mem) {
+    /* The same call on device arrays (contiguous copies made with tally_mem_*). */
+    size_t ib = (size_t)(n * es), obytes = (size_t)(n * W * rs);
+    st = tally_mem_alloc(ctx, ib ? ib : 1, &dev_in);
+    if (!st && has2) st = tally_mem_alloc(ctx, ib ? ib : 1, &dev_in2);
+    if (!st) st = tally_mem_alloc(ctx, obytes ? obytes : 1, &dev_out);
+    if (!st) st = tally_mem_copy(ctx, dev_in, TALLY_MEM_DEVICE, x, TALLY_MEM_HOST, ib);
+    if (!st && has2) st = tally_mem_copy(ctx, dev_in2, TALLY_MEM_DEVICE, y, TALLY_MEM_HOST, ib);
+    if (st) {
+      tc_fail(R, "%s: device memory: %s: %s", desc, tally_status_name(st), tally_errmsg(ctx));
+      pass = 0;
+      goto done;
+    }
+    tally_array din = tally_array_1d(dev_in, c->dt, n), din2 = tally_array_1d(dev_in2, c->dt, n);
+    tally_array dout = tally_array_1d(dev_out, rd, n * W);
+    din.mem = din2.mem = dout.mem = TALLY_MEM_DEVICE;
+    st = tally_scan(ctx, c->op, &din, has2 ? &din2 : NULL, &dout, &o);
+    if (st == TALLY_EUNSUPPORTED) {
+      /* Said explicitly: a backend may not scan device arrays yet. Skipped, not passed. */
+      R->skipped_device++;
+      R->cases--;
+      printf("  skipped (device arrays): %s: %s\n", desc, tally_errmsg(ctx));
+      goto done;
+    }
+    if (!st) st = tally_mem_copy(ctx, ob, TALLY_MEM_HOST, dev_out, TALLY_MEM_DEVICE, obytes);
+  } else {
+    /* warm: a first call wakes the CPU's threads, so that the checked call runs on all of
+     * them (a call below a few MiB on sleeping threads runs on one: the same bits) */
+    if (warm && !c->inplace) tally_scan(ctx, c->op, &in, has2 ? &in2 : NULL, &out, &o);
+    st = tally_scan(ctx, c->op, &in, has2 ? &in2 : NULL, &out, &o);
+  }
+  if (st != TALLY_OK) {
+    tc_fail(R, "%s: %s: %s", desc, tally_status_name(st), tally_errmsg(ctx));
+    pass = 0;
+    goto done;
+  }
+  /* Guards and gaps keep their poison; gather the values into contiguous order. */
+  unsigned char *vals = tc_alloc((size_t)(n * W * rs) + 1);
+  if (!all_bytes(obuf, (size_t)(GUARD * rs), 0xa5) ||
+      !all_bytes(ob + span * rs, (size_t)(GUARD * rs), 0xa5)) {
+    snprintf(why, sizeof why, "wrote outside the output");
+    pass = 0;
+  }
+  for (int64_t v = 0; v < n * W && pass; v++) {
+    memcpy(vals + v * rs, ob + v * c->out_step * rs, (size_t)rs);
+    if (c->out_step > 1 && !c->inplace && !all_bytes(ob + (v * c->out_step + 1) * rs, (size_t)rs, 0xa5)) {
+      snprintf(why, sizeof why, "wrote into the gap after output value %" PRId64, v);
+      pass = 0;
+    }
+  }
+  tt_scan_spec spec = {c->op, c->dt, c->acc, c->nan, c->exclusive, c->with_init ? init : NULL};
+  int ai = c->acc == TALLY_ACCURACY_FAST;
+  double worst = 0;
+  if (pass && !tt_scan_check(&spec, x, y, n, c->seg ? head : NULL, vals, &worst, why, sizeof why))
+    pass = 0;
+  if (worst > R->worst[c->op][c->dt][ai]) R->worst[c->op][c->dt][ai] = worst;
+  /* Values still holding the poison: run again with another poison to tell (not in
+   * place, where the first run consumed the input). */
+  if (pass && !c->inplace && !device_mem) {
+    int poisoned = 0;
+    for (int64_t v = 0; v < n * W; v++) poisoned |= all_bytes(vals + v * rs, (size_t)rs, 0xa5);
+    if (poisoned) {
+      for (int64_t v = 0; v < n * W; v++) memset(ob + v * c->out_step * rs, 0x5a, (size_t)rs);
+      tally_scan(ctx, c->op, &in, has2 ? &in2 : NULL, &out, &o);
+      for (int64_t v = 0; v < n * W && pass; v++)
+        if (all_bytes(vals + v * rs, (size_t)rs, 0xa5) &&
+            all_bytes(ob + v * c->out_step * rs, (size_t)rs, 0x5a)) {
+          snprintf(why, sizeof why, "output value %" PRId64 " was never written", v);
+          pass = 0;
+        }
+    }
+  }
+  if (result) memcpy(result, vals, (size_t)(n * W * rs));
+  free(vals);
+  if (!pass) {
+    if (++R->fail_by[c->op][c->dt] <= 3) tc_fail(R, "%s: %s", desc, why);
+    else R->failures++;
+  }
+done:
+  if (device_mem) {
+    tally_mem_free(ctx, dev_in);
+    tally_mem_free(ctx, dev_in2);
+    tally_mem_free(ctx, dev_out);
+  }
+  if (!c->inplace) {
+    tc_unplace(&px);
+    if (has2) tc_unplace(&py);
+  }
+  free(obuf);
+  free(x);
+  free(y);
+  free(head);
+  free(flags);
+  free(off);
+  return pass;
+}
+
+static int one(tc_run *R, const sc_case *c) {
+  uint64_t id;
+  if (!tc_begin(R, &id)) return 1;
+  return run_on(R, R->ctx, NULL, c, id, NULL, 0, 0);
+}
+
+static const tally_op scan_ops[] = {TALLY_SUM, TALLY_PROD, TALLY_MIN, TALLY_MAX, TALLY_AFFINE};
+
+static int defined(tally_op op, tally_dtype dt) {
+  int ok;
+  tt_scan_rdtype(op, dt, &ok);
+  return ok;
+}
+
+static int dists_for(tally_op op, tally_dtype dt, tt_dist *out) {
+  int k = 0;
+  for (int d = 0; d < TT_DIST_COUNT; d++) {
+    tt_dist dd = (tt_dist)d;
+    tally_op as = op == TALLY_AFFINE ? TALLY_SUM : op; /* the b's: summed */
+    if (op == TALLY_AFFINE && tt_is_float(dt) && (dd == TT_HUGE || dd == TT_EXTREMES)) continue;
+    if (tt_dist_applies(dd, as, dt)) out[k++] = dd;
+  }
+  return k;
+}
+
+/* The case at rotation `rot` of (op, dt, n). */
+static sc_case make(tally_op op, tally_dtype dt, int64_t n, int rot, const tt_dist *ds, int nd) {
+  sc_case c = {0};
+  int ok, fl = tt_is_float(dt);
+  tally_dtype rd = tt_scan_rdtype(op, dt, &ok);
+  c.op = op;
+  c.dt = dt;
+  c.n = n;
+  c.dist = ds[rot % nd];
+  c.exclusive = rot & 1;
+  c.with_init = (rot >> 1) & 1;
+  c.acc = fl && ((rot >> 2) & 1) ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
+  c.nan = fl && op != TALLY_AFFINE && ((rot >> 3) & 1) ? TALLY_NAN_IGNORE : TALLY_NAN_PROPAGATE;
+  c.layout = (tc_layout)(rot % 3);
+  c.out_step = 1 + (rot / 3) % 2;
+  c.out2d = (rot / 5) & 1;
+  c.inplace = rd == dt && rot % 5 == 0;
+  return c;
+}
+
+static void sizes(tc_run *R) {
+  int64_t big_limit = R->quick ? 140000 : INT64_MAX;
+  int big_every = R->quick ? 8 : 4, combo = 0;
+  for (size_t oi = 0; oi < sizeof scan_ops / sizeof *scan_ops; oi++)
+    for (int d = 0; d < TALLY_DTYPE_COUNT_; d++) {
+      tally_op op = scan_ops[oi];
+      tally_dtype dt = (tally_dtype)d;
+      if (!defined(op, dt)) continue;
+      tt_dist ds[TT_DIST_COUNT];
+      int nd = dists_for(op, dt, ds);
+      combo++;
+      for (int si = 0; si < tc_nsizes; si++) {
+        int64_t n = tc_sizes[si];
+        if (n > big_limit) break;
+        int rot = si + 7 * combo;
+        if (n > 1025 && rot % big_every != 0) continue;
+        /* float sums check every value exactly: the largest sizes once per dtype */
+        if (n > 300000 && tt_is_float(dt) && op == TALLY_SUM && (combo & 1)) continue;
+        sc_case c = make(op, dt, n, rot, ds, nd);
+        one(R, &c);
+      }
+      /* every distribution once at a small size, both NaN modes and accuracies */
+      for (int k = 0; k < nd * (tt_is_float(dt) ? 4 : 1); k++) {
+        sc_case c = make(op, dt, 100 + k, k, ds, nd);
+        c.dist = ds[k % nd];
+        if (tt_is_float(dt)) {
+          c.acc = (k / nd) & 1 ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
+          c.nan = op != TALLY_AFFINE && ((k / nd) & 2) ? TALLY_NAN_IGNORE : TALLY_NAN_PROPAGATE;
+        }
+        one(R, &c);
+      }
+    }
+}
+
+static void segments(tc_run *R) {
+  static const tally_dtype dts[] = {TALLY_I32, TALLY_U8, TALLY_I64, TALLY_F32, TALLY_F64, TALLY_F16};
+  static const int64_t ns[] = {1, 7, 100, 32768 + 5, 100003, 300007};
+  int rot = 0;
+  for (size_t oi = 0; oi < sizeof scan_ops / sizeof *scan_ops; oi++)
+    for (size_t di = 0; di < sizeof dts / sizeof *dts; di++)
+      for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
+        for (int seg = 1; seg <= 2; seg++) {
+          tally_op op = scan_ops[oi];
+          tally_dtype dt = dts[di];
+          if (!defined(op, dt)) continue;
+          if (R->quick && ns[ni] > 140000) continue;
+          tt_dist ds[TT_DIST_COUNT];
+          int nd = dists_for(op, dt, ds);
+          sc_case c = make(op, dt, ns[ni], rot++, ds, nd);
+          c.dist = tt_is_float(dt) && op == TALLY_PROD ? TT_NEAR_ONE : TT_NORMAL;
+          c.seg = seg;
+          c.nseg = 1 + (int64_t)(rot % 7) * (ns[ni] > 1000 ? 9 : 1);
+          one(R, &c);
+        }
+}
+
+/* AFFINE keeps order: three maps whose composition in any other order differs. */
+static void affine_order(tc_run *R) {
+  uint64_t id;
+  if (!tc_begin(R, &id)) return;
+  int64_t a[3] = {2, 3, 5}, b[3] = {1, 1, 1}, out[6];
+  memset(out, 0xa5, sizeof out);
+  tally_array in = tally_array_1d(a, TALLY_I64, 3), in2 = tally_array_1d(b, TALLY_I64, 3);
+  tally_array o = tally_array_2d(out, TALLY_I64, 3, 2);
+  tally_status st = tally_scan(R->ctx, TALLY_AFFINE, &in, &in2, &o, NULL);
+  /* x1 = 2·x0 + 1, x2 = 3·x1 + 1 = 6·x0 + 4, x3 = 5·x2 + 1 = 30·x0 + 21 */
+  static const int64_t want[6] = {2, 1, 6, 4, 30, 21};
+  if (st != TALLY_OK || memcmp(out, want, sizeof want) != 0)
+    tc_fail(R, "case=%" PRIu64 " affine order: %s: got (%lld,%lld) (%lld,%lld) (%lld,%lld), want "
+            "(2,1) (6,4) (30,21)", id, tally_status_name(st), (long long)out[0], (long long)out[1],
+            (long long)out[2], (long long)out[3], (long long)out[4], (long long)out[5]);
+}
+
+/* CPU: 1, 2 and 4 threads (every size parallel; the last with the scalar ISA) give the same
+ * bits, and pass the reference; so does strided input (scalar code) against contiguous
+ * input (vector code). */
+static void threads(tc_run *R) {
+  tally_context_info info;
+  if (tally_context_describe(R->ctx, &info) != TALLY_OK || strcmp(info.backend, "cpu") != 0) return;
+  static const struct { tally_op op; tally_dtype dt; tally_accuracy acc; int seg; } combos[] = {
+      {TALLY_SUM, TALLY_F32, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_SUM, TALLY_F32, TALLY_ACCURACY_FAST, 0},
+      {TALLY_SUM, TALLY_F64, TALLY_ACCURACY_DEFAULT, 2}, {TALLY_SUM, TALLY_F64, TALLY_ACCURACY_FAST, 1},
+      {TALLY_PROD, TALLY_F32, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_AFFINE, TALLY_F64, TALLY_ACCURACY_DEFAULT, 1},
+      {TALLY_SUM, TALLY_I32, TALLY_ACCURACY_DEFAULT, 2}, {TALLY_MAX, TALLY_F16, TALLY_ACCURACY_DEFAULT, 0}};
+  int64_t n = R->quick ? 100003 : 400009;
+  static const char *const devs[] = {"cpu:threads=1,parallel_bytes=0", "cpu:threads=2,parallel_bytes=0",
+                                     "cpu:threads=4,parallel_bytes=0,isa=scalar"};
+  for (size_t k = 0; k < sizeof combos / sizeof *combos; k++) {
+    uint64_t id;
+    if (!tc_begin(R, &id)) continue;
+    sc_case c = {0};
+    c.op = combos[k].op;
+    c.dt = combos[k].dt;
+    c.acc = combos[k].acc;
+    c.n = n;
+    c.dist = c.op == TALLY_PROD ? TT_NEAR_ONE : TT_NORMAL;
+    c.layout = TC_CONTIG;
+    c.out_step = 1;
+    c.exclusive = k & 1;
+    c.with_init = (k >> 1) & 1;
+    c.seg = combos[k].seg;
+    c.nseg = 17;
+    int ok;
+    size_t bytes = (size_t)(n * tt_width(c.op)) * tt_size(tt_scan_rdtype(c.op, c.dt, &ok));
+    unsigned char *res[4];
+    int pass = 1;
+    res[3] = tc_alloc(bytes);
+    sc_case strided = c;
+    strided.layout = TC_STRIDE3;
+    pass &= run_on(R, R->ctx, "stride 3", &strided, id, res[3], 0, 1);
+    for (int t = 0; t < 3; t++) {
+      res[t] = tc_alloc(bytes);
+      tally_context *ctx;
+      if (tally_open(devs[t], &ctx) != TALLY_OK) {
+        tc_fail(R, "case=%" PRIu64 " tally_open(%s): %s", id, devs[t], tally_errmsg(NULL));
+        pass = 0;
+        continue;
+      }
+      pass &= run_on(R, ctx, devs[t], &c, id, res[t], 0, 1);
+      tally_close(ctx);
+    }
+    if (pass && (memcmp(res[0], res[1], bytes) != 0 || memcmp(res[0], res[2], bytes) != 0))
+      tc_fail(R, "case=%" PRIu64 " scan %s %s n=%" PRId64 ": results differ between 1, 2 and 4 "
+              "threads", id, tally_op_name(c.op), tally_dtype_name(c.dt), n);
+    if (pass && memcmp(res[0], res[3], bytes) != 0)
+      tc_fail(R, "case=%" PRIu64 " scan %s %s n=%" PRId64 ": strided input gives other bits than "
+              "contiguous input", id, tally_op_name(c.op), tally_dtype_name(c.dt), n);
+    for (int t = 0; t < 4; t++) free(res[t]);
+  }
+}
+
+/* Device arrays (tally_mem_alloc): scanned in place on the device, or skipped (counted)
+ * where the backend says it cannot yet. */
+static void device_arrays(tc_run *R) {
+  static const struct { tally_op op; tally_dtype dt; } combos[] = {
+      {TALLY_SUM, TALLY_F32}, {TALLY_MAX, TALLY_I16}, {TALLY_AFFINE, TALLY_F64}};
+  for (size_t k = 0; k < sizeof combos / sizeof *combos; k++) {
+    uint64_t id;
+    if (!tc_begin(R, &id)) continue;
+    sc_case c = {0};
+    c.op = combos[k].op;
+    c.dt = combos[k].dt;
+    c.n = 70001;
+    c.dist = TT_NORMAL;
+    c.out_step = 1;
+    c.exclusive = (int)k & 1;
+    run_on(R, R->ctx, "device arrays", &c, id, NULL, 1, 0);
+  }
+}
+
+/* tally_scan_user: a non-commutative operator (2x2 matrix product modulo 2^64), in place
+ * or not, exclusive, with init and segments, against the left-to-right fold. */
+typedef struct { uint64_t m[4]; } mat;
+static void mat_mul(void *acc, const void *x, void *user) {
+  (void)user;
+  mat *a = acc;
+  const mat *b = x;
+  mat r = {{a->m[0] * b->m[0] + a->m[1] * b->m[2], a->m[0] * b->m[1] + a->m[1] * b->m[3],
+            a->m[2] * b->m[0] + a->m[3] * b->m[2], a->m[2] * b->m[1] + a->m[3] * b->m[3]}};
+  *a = r;
+}
+
+static void user(tc_run *R) {
+  static const int64_t ns[] = {0, 1, 5, 1000, 32767, 32768, 32769, 100003, 200003};
+  static const mat ident = {{1, 0, 0, 1}};
+  tally_user_op u = {sizeof(mat), &ident, mat_mul, NULL, 0};
+  for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
+    for (int mode = 0; mode < 6; mode++) {
+      uint64_t id;
+      if (!tc_begin(R, &id)) continue;
+      int64_t n = ns[ni];
+      tt_rng rng;
+      tt_rng_stream(&rng, R->seed, id);
+      int inplace = mode == 1, excl = mode & 2, init_on = mode >= 4, seg = mode == 5;
+      int64_t stride = mode == 3 ? 2 : 1;
+      mat *data = tc_alloc(sizeof(mat) * (size_t)(n * stride + 1));
+      mat *copy = tc_alloc(sizeof(mat) * (size_t)(n + 1));
+      for (int64_t i = 0; i < n; i++) {
+        for (int q = 0; q < 4; q++) data[i * stride].m[q] = tt_rng_next(&rng) | (q == 0 || q == 3);
+        copy[i] = data[i * stride];
+      }
+      mat init = {{3, 1, 1, 2}};
+      uint8_t *flags = tc_alloc((size_t)n + 1);
+      for (int64_t i = 0; i < n && seg; i++) flags[i] = tt_rng_below(&rng, 50) == 0;
+      mat *out = inplace ? data : tc_alloc(sizeof(mat) * (size_t)(n + 2));
+      if (!inplace) memset(out, 0xa5, sizeof(mat) * (size_t)(n + 2));
+      tally_scan_options o;
+      tally_scan_options_init(&o);
+      o.exclusive = excl != 0;
+      o.init = init_on ? &init : NULL;
+      o.flags = seg ? flags : NULL;
+      tally_status st = tally_scan_user(R->ctx, &u, data, n, stride, inplace ? data : out + 1,
+                                        inplace ? stride : 1, &o);
+      const mat *got = inplace ? data : out + 1;
+      int64_t gs = inplace ? stride : 1;
+      mat acc = init_on ? init : ident;
+      const char *bad = NULL;
+      int64_t at = -1;
+      for (int64_t i = 0; i < n && !bad && st == TALLY_OK; i++) {
+        if (i > 0 && seg && flags[i]) acc = init_on ? init : ident;
+        mat before = acc;
+        mat_mul(&acc, &copy[i], NULL);
+        if (memcmp(&got[i * gs], excl ? &before : &acc, sizeof(mat)) != 0) bad = "value", at = i;
+      }
+      if (!inplace && !bad && st == TALLY_OK) {
+        unsigned char g0[sizeof(mat)], g1[sizeof(mat)];
+        memcpy(g0, &out[0], sizeof g0);
+        memcpy(g1, &out[n + 1], sizeof g1);
+        if (!all_bytes(g0, sizeof g0, 0xa5) || !all_bytes(g1, sizeof g1, 0xa5)) bad = "guard";
+      }
+      if (st != TALLY_OK || bad)
+        tc_fail(R, "case=%" PRIu64 " user scan mat2x2 n=%" PRId64 " mode=%d: %s%s%s at %" PRId64,
+                id, n, mode, tally_status_name(st), bad ? ": wrong " : "", bad ? bad : "", at);
+      if (!inplace) free(out);
+      free(data);
+      free(copy);
+      free(flags);
+    }
+}
+
+void tc_group_scan(tc_run *R) {
+  affine_order(R);
+  sizes(R);
+  segments(R);
+  threads(R);
+  device_arrays(R);
+  user(R);
+}
