@@ -120,6 +120,9 @@ static void cuda_close(tally_context *ctx) {
     for (int i = 0; i < 2; i++)
       if (c->ladder_buf[i]) c->cu->cuMemFree(c->ladder_buf[i]);
     if (c->ladder_small) c->cu->cuMemFree(c->ladder_small);
+    CUdeviceptr scan_bufs[] = {c->scan_tiles, c->scan_heads, c->scan_out};
+    for (int i = 0; i < 3; i++)
+      if (scan_bufs[i]) c->cu->cuMemFree(scan_bufs[i]);
     c->cu->cuStreamDestroy(c->stream);
     tally__cuda_leave(c);
   }
@@ -287,6 +290,7 @@ const tally__backend tally__cuda_backend = {
     .workspace_size = cuda_workspace_size,
     .reduce = tally__cuda_reduce,
     .reduce_user = cuda_reduce_user,
+    .scan = tally__cuda_scan,
     .devices = cuda_devices,
     .mem_alloc = cuda_mem_alloc,
     .mem_free = cuda_mem_free,

@@ -46,6 +46,10 @@ typedef struct {
   CUdeviceptr ladder_buf[2]; size_t ladder_bytes;
   CUdeviceptr ladder_small;
   CUfunction gmax_fn; int64_t gmax; /* tally__cuda_gmax's last answer */
+  /* Scans (scan.c): tile states and parts, segment heads, a result for host outputs. */
+  CUdeviceptr scan_tiles; size_t scan_tiles_bytes;
+  CUdeviceptr scan_heads; size_t scan_heads_bytes;
+  CUdeviceptr scan_out; size_t scan_out_bytes;
 } tally__cuda_ctx;
 
 /* Make the context's device current on this thread for the scope of a call. */
@@ -102,6 +106,15 @@ bool tally__cuda_can_stream(const tally__problem *p);
 tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, const void *x,
                                 const void *y, tally__part *acc);
 void tally__cuda_stream_free(tally__cuda_ctx *c);
+
+/* Device scratch *buf of at least need bytes (grown, never shrunk; contents lost). */
+tally_status tally__cuda_grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, size_t need,
+                              const char *what);
+
+/* tally_scan of built-in ops (scan.c), on tiles of this many threads. */
+#define TALLY_CUDA_SCAN_BLOCK 256
+tally_status tally__cuda_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
+                              const void *in2, void *out);
 
 /* Reduce (reduce.c). */
 tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, const void *in,

@@ -6,6 +6,7 @@
 #include "core/finalize.h"
 #include "core/gpu_part.h"
 #include "core/gpu_host.h"
+#include "core/gpu_scan.h"
 #include "variants.h"
 
 #include <inttypes.h>
@@ -19,8 +20,8 @@
 
 /* ------------------------------------------------------------ scratch */
 
-static tally_status grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, size_t need,
-                         const char *what) {
+tally_status tally__cuda_grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, size_t need,
+                              const char *what) {
   if (*have >= need) return TALLY_OK;
   if (*buf) c->cu->cuMemFree(*buf);
   *buf = 0;
@@ -39,11 +40,11 @@ static tally_status grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, siz
 tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices, int64_t nresults) {
   size_t partial_words = G > 1 ? (size_t)(G * nslices) * 9 : 0;
   tally_status s;
-  if ((s = grow(c, &c->partials, &c->partials_bytes, partial_words * 8 + 8, "block parts")))
+  if ((s = tally__cuda_grow(c, &c->partials, &c->partials_bytes, partial_words * 8 + 8, "block parts")))
     return s;
   if (!c->counters) {
     size_t bytes = (size_t)(MAX_SLICES_PER_LAUNCH + 1) * 4;
-    if ((s = grow(c, &c->counters, &c->counters_n, bytes, "tickets"))) return s;
+    if ((s = tally__cuda_grow(c, &c->counters, &c->counters_n, bytes, "tickets"))) return s;
     CUresult r = c->cu->cuMemsetD8Async(c->counters, 0, bytes, c->stream);
     if (r) { /* unzeroed tickets would make every later result stale: start over next time */
       c->cu->cuMemFree(c->counters);
@@ -89,7 +90,7 @@ static tally_status place_input(tally__cuda_ctx *c, const tally__problem *p, int
   int64_t lo, hi, es = (int64_t)tally_dtype_size(p->dtype);
   tally__input_span(p, which, &lo, &hi);
   size_t bytes = (size_t)((hi - lo + 1) * es);
-  tally_status s = grow(c, &c->staging[which], &c->staging_bytes[which], bytes, "a host input");
+  tally_status s = tally__cuda_grow(c, &c->staging[which], &c->staging_bytes[which], bytes, "a host input");
   if (s) return s;
   const char *src = (const char *)host_or_dev + lo * es;
   CUresult r = c->cu->cuMemcpyHtoDAsync(c->staging[which], src, bytes, c->stream);
@@ -160,6 +161,28 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
             }
           }
     }
+  /* Scans (scan.c): one kernel per op, dtype, NaN mode and accuracy. */
+  static const char *const scan_srcs[] = {"reduce_part.clh", "scan.clh", NULL};
+  static const tally_op scan_ops[] = {TALLY_SUM, TALLY_PROD, TALLY_MIN, TALLY_MAX, TALLY_AFFINE};
+  for (size_t oi = 0; oi < sizeof scan_ops / sizeof *scan_ops; oi++)
+    for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++)
+      for (int acc = 0; acc < 2; acc++)
+        for (int nan = 0; nan < 2; nan++) {
+          tally__scan_problem sp;
+          memset(&sp, 0, sizeof sp);
+          sp.op = scan_ops[oi];
+          sp.dtype = (tally_dtype)dt;
+          if (tally_result_dtype(sp.op, sp.dtype, &sp.rdtype) != TALLY_OK) continue;
+          if (sp.op == TALLY_MIN || sp.op == TALLY_MAX) sp.rdtype = sp.dtype;
+          if (sp.op == TALLY_AFFINE && nan) continue; /* refused with NaN ignore */
+          sp.accuracy = (tally_accuracy)acc;
+          sp.nan = (tally_nan)nan;
+          sp.width = sp.op == TALLY_AFFINE ? 2 : 1;
+          tally__gpu_scan_plan pl;
+          tally__gpu_scan_plan_make(&sp, TALLY_CUDA_SCAN_BLOCK, &pl);
+          fn(scan_srcs, pl.defs, user);
+          count++;
+        }
   return count;
 }
 
@@ -358,7 +381,7 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   }
   if (p->offsets) {
     size_t bytes = (size_t)(p->nslices + 1) * 8;
-    if ((s = grow(c, &c->offsets_dev, &c->offsets_bytes, bytes, "segment offsets"))) goto done;
+    if ((s = tally__cuda_grow(c, &c->offsets_dev, &c->offsets_bytes, bytes, "segment offsets"))) goto done;
     CUresult r = c->cu->cuMemcpyHtoDAsync(c->offsets_dev, p->offsets, bytes, c->stream);
     if (r) { s = tally__cuda_fail(c, r, "cuMemcpyHtoDAsync (offsets)"); goto done; }
     j.offsets = c->offsets_dev;

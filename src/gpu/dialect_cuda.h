@@ -29,6 +29,9 @@ typedef unsigned long long u64;
 #define ATOMIC_ADD_U32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
 /* Loads of data another block wrote in this launch: from L2, never a stale L1 line. */
 #define LOAD_CG_U64(p) __ldcg((const unsigned long long *)(p))
+/* A flag another block sets while this one waits on it: read again on every call. */
+#define LOAD_VOLATILE_U64(p) (*(volatile const unsigned long long *)(p))
+#define STORE_VOLATILE_U64(p, v) (*(volatile unsigned long long *)(p) = (v))
 
 #define AS_F32(u) __uint_as_float((u32)(u))
 #define BITS_F32(f) __float_as_uint(f)

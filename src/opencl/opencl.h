@@ -42,6 +42,10 @@ typedef struct {
   cl_mem ladder_buf[2]; size_t ladder_bytes; /* the ladder's part buffers (ladder.c) */
   cl_mem ladder_counter, ladder_result;
   tally_context *cpu; /* host threads (user reductions), opened when needed */
+  /* Scans (scan.c): tile totals and carries, segment heads, a result for host outputs. */
+  cl_mem scan_tiles, scan_carry; size_t scan_tiles_bytes, scan_carry_bytes;
+  cl_mem scan_heads; size_t scan_heads_bytes;
+  cl_mem scan_out; size_t scan_out_bytes;
 } tally__ocl_ctx;
 
 /* Set the reduce kernel's work-group size and the grid cap that follows from it. */
@@ -56,6 +60,14 @@ tally_status tally__ocl_fail(tally__ocl_ctx *c, cl_int e, const char *what);
 tally_status tally__ocl_kernel_get(tally__ocl_ctx *c, const char *const *srcs, const char *defs,
                                    const char *entry, cl_kernel *k);
 void tally__ocl_kernels_free(tally__ocl_ctx *c);
+
+/* A scratch buffer *buf of at least need bytes (grown, never shrunk; contents lost). */
+tally_status tally__ocl_grow(tally__ocl_ctx *c, cl_mem *buf, size_t *have, size_t need,
+                             const char *what);
+
+/* tally_scan of built-in ops (scan.c). */
+tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
+                             const void *in2, void *out);
 
 /* tally_reduce on an OpenCL context (reduce.c). */
 tally_status tally__ocl_reduce(tally_context *ctx, const tally__problem *p, const void *in,

@@ -20,7 +20,7 @@
 
 /* ------------------------------------------------------------ scratch */
 
-static tally_status grow(tally__ocl_ctx *c, cl_mem *buf, size_t *have, size_t need, const char *what) {
+tally_status tally__ocl_grow(tally__ocl_ctx *c, cl_mem *buf, size_t *have, size_t need, const char *what) {
   if (*have >= need) return TALLY_OK;
   if (*buf) c->cl->clReleaseMemObject(*buf);
   *buf = NULL;
@@ -39,8 +39,8 @@ static tally_status grow(tally__ocl_ctx *c, cl_mem *buf, size_t *have, size_t ne
 static tally_status scratch(tally__ocl_ctx *c, int64_t G, int64_t nslices) {
   size_t partial_bytes = G > 1 ? (size_t)(G * nslices * PART_BYTES) : 0;
   tally_status s;
-  if ((s = grow(c, &c->partials, &c->partials_bytes, partial_bytes + 8, "work-group parts"))) return s;
-  return grow(c, &c->results, &c->results_bytes, (size_t)(nslices * PART_BYTES), "results");
+  if ((s = tally__ocl_grow(c, &c->partials, &c->partials_bytes, partial_bytes + 8, "work-group parts"))) return s;
+  return tally__ocl_grow(c, &c->results, &c->results_bytes, (size_t)(nslices * PART_BYTES), "results");
 }
 
 /* ------------------------------------------------------------ jobs */
@@ -227,7 +227,7 @@ static tally_status place_input(job_t *j, int which, const void *data, cl_mem *b
     return TALLY_OK;
   }
   size_t bytes = (size_t)((hi - lo + 1) * es);
-  tally_status s = grow(c, &c->staging[which], &c->staging_bytes[which], bytes, "a host input");
+  tally_status s = tally__ocl_grow(c, &c->staging[which], &c->staging_bytes[which], bytes, "a host input");
   if (s) return s;
   cl_int e = c->cl->clEnqueueWriteBuffer(c->queue, c->staging[which], 1, 0, bytes,
                                          (const char *)data + lo * es, 0, NULL, NULL);
@@ -265,7 +265,7 @@ tally_status tally__ocl_reduce(tally_context *ctx, const tally__problem *p, cons
   }
   if (p->offsets) {
     size_t bytes = (size_t)(p->nslices + 1) * 8;
-    if ((s = grow(c, &c->offsets, &c->offsets_bytes, bytes, "segment offsets"))) goto done;
+    if ((s = tally__ocl_grow(c, &c->offsets, &c->offsets_bytes, bytes, "segment offsets"))) goto done;
     cl_int e = c->cl->clEnqueueWriteBuffer(c->queue, c->offsets, 1, 0, bytes, p->offsets, 0, NULL, NULL);
     if (e) { s = tally__ocl_fail(c, e, "clEnqueueWriteBuffer (offsets)"); goto done; }
     j.offsets = c->offsets;

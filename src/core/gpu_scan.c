@@ -1,0 +1,79 @@
+/* See gpu_scan.h. */
+#include "gpu_scan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tally__gpu_scan_supported(const tally__scan_problem *p) { return p->uop == NULL; }
+
+static int scan_op_code(tally_op op) {
+  switch (op) {
+  case TALLY_SUM: return 0;
+  case TALLY_PROD: return 1;
+  case TALLY_MIN: return 2;
+  case TALLY_MAX: return 3;
+  default: return 4; /* AFFINE */
+  }
+}
+
+void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl) {
+  memset(pl, 0, sizeof *pl);
+  bool fl = tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT;
+  pl->esize = tally_dtype_size(p->dtype);
+  pl->rsize = tally_dtype_size(p->rdtype);
+  pl->block = block;
+  /* 16 elements per thread (8 of 8 bytes): 64 to 128 bytes of input in flight per thread,
+   * and a tile of 2k to 4k elements whose look-back is a small part of its time. */
+  pl->items = pl->esize == 8 ? 8 : 16;
+  int64_t tile = (int64_t)block * pl->items;
+  pl->ntiles = (p->n + tile - 1) / tile;
+  pl->mode = (p->exclusive ? TALLY__SCAN_EXCL : 0) | (p->flags || p->offsets ? TALLY__SCAN_SEG : 0);
+  if (p->init) {
+    pl->has_init = 1;
+    memcpy(&pl->i0, p->init, pl->rsize);
+    if (p->width == 2) memcpy(&pl->i1, (const char *)p->init + pl->rsize, pl->rsize);
+  }
+  /* Flags that change nothing are 0, so no kernel is compiled twice: NaN handling and
+   * accuracy matter for floats only, and accuracy not for MIN and MAX. */
+  int minmax = p->op == TALLY_MIN || p->op == TALLY_MAX;
+  snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DDT=%d -DSOP=%d -DRDT=%d -DIGN=%d -DFAST=%d -DBLOCK=%d -DITEMS=%d",
+           (int)p->dtype, scan_op_code(p->op), (int)p->rdtype, fl && p->nan == TALLY_NAN_IGNORE,
+           fl && !minmax && p->accuracy == TALLY_ACCURACY_FAST, block, pl->items);
+}
+
+tally_status tally__gpu_scan_heads(tally_context *ctx, const tally__scan_problem *p,
+                                   const uint8_t **heads, uint8_t **owned) {
+  *heads = p->flags;
+  *owned = NULL;
+  if (!p->offsets) return TALLY_OK;
+  uint8_t *h = calloc((size_t)p->n, 1);
+  if (!h)
+    return tally__fail(ctx, TALLY_ENOMEM, "opt->offsets: no host memory for %lld segment heads",
+                       (long long)p->n);
+  for (int64_t s = 0; s < p->nsegments; s++)
+    if (p->offsets[s] < p->n) h[p->offsets[s]] = 1;
+  *heads = h;
+  *owned = h;
+  return TALLY_OK;
+}
+
+int tally__gpu_scan_out_contiguous(const tally__scan_problem *p) {
+  return p->width == 1 ? p->so0 == 1 : p->so0 == 2 && p->so1 == 1;
+}
+
+void tally__gpu_scan_scatter(const tally__scan_problem *p, size_t rsize, const void *src, void *out) {
+  const char *s = src;
+  char *o = out;
+  for (int64_t i = 0; i < p->n; i++)
+    for (int w = 0; w < p->width; w++)
+      memcpy(o + (i * p->so0 + w * p->so1) * (int64_t)rsize, s + (i * p->width + w) * (int64_t)rsize,
+             rsize);
+}
+
+void tally__gpu_scan_in_span(const tally__scan_problem *p, int which, int64_t *lo, int64_t *hi) {
+  int64_t st = which ? p->sy : p->sx, es = (int64_t)tally_dtype_size(p->dtype);
+  int64_t e = (p->n - 1) * st;
+  *lo = (e < 0 ? e : 0) * es;
+  *hi = ((e > 0 ? e : 0) + 1) * es;
+}

@@ -1,0 +1,48 @@
+/* Host-side work shared by the GPU backends' scans (src/gpu/scan.clh; gpu_scan.c). */
+#ifndef TALLY_GPU_SCAN_H
+#define TALLY_GPU_SCAN_H
+
+#include "internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The runtime `mode` bits of scan_tiles (keep equal to scan.clh's MODE_*). */
+#define TALLY__SCAN_EXCL 1
+#define TALLY__SCAN_SEG 2
+#define TALLY__SCAN_CONTIG 4
+
+/* A launch of scan_tiles, worked out once for a validated problem. */
+typedef struct {
+  int block, items;      /* the tile: block threads x items elements */
+  int64_t ntiles;
+  int mode;              /* TALLY__SCAN_EXCL | TALLY__SCAN_SEG (the backend adds CONTIG) */
+  int has_init;
+  uint64_t i0, i1;       /* the init's bits (result values; MIN, MAX: the input dtype) */
+  size_t esize, rsize;   /* bytes of an input element and of a result value */
+  char defs[160];        /* -D definitions of the kernel */
+} tally__gpu_scan_plan;
+
+/* Whether a GPU backend scans p with its kernels: built-in ops (user scans run on the
+ * host's threads). */
+int tally__gpu_scan_supported(const tally__scan_problem *p);
+
+/* Plan p on tiles of `block` threads. */
+void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl);
+
+/* The segment heads as n bytes: opt->flags as given, or (offsets) built into *owned
+ * (malloc'd; the caller frees it). NULL with TALLY_OK when there are no segments. */
+tally_status tally__gpu_scan_heads(tally_context *ctx, const tally__scan_problem *p,
+                                   const uint8_t **heads, uint8_t **owned);
+
+/* Whether the output is n*width contiguous values from element 0 (a device result can be
+ * copied straight into it). */
+int tally__gpu_scan_out_contiguous(const tally__scan_problem *p);
+
+/* Spread n*width contiguous result values into p's (strided) host output. */
+void tally__gpu_scan_scatter(const tally__scan_problem *p, size_t rsize, const void *src, void *out);
+
+/* The byte span [lo, hi) of input (which = 0: in, 1: in2) relative to element 0. */
+void tally__gpu_scan_in_span(const tally__scan_problem *p, int which, int64_t *lo, int64_t *hi);
+
+#endif

@@ -1,0 +1,123 @@
+/* tally_scan on a CUDA device: one launch of scan_tiles (src/gpu/scan.clh, phase 0: the
+ * tiles' carries by decoupled look-back). Device arrays are read and written in place;
+ * a host input is copied (the span it touches) to the device first, and a host output
+ * is written on the device and copied back (spread into its strides on the host). */
+#include "core/gpu_scan.h"
+#include "cuda_ctx.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCAN_BLOCK TALLY_CUDA_SCAN_BLOCK
+
+/* Device address of element 0 of input `which`: as given, or a copy of a host array. */
+static tally_status place(tally__cuda_ctx *c, const tally__scan_problem *p, int which,
+                          const void *data, CUdeviceptr *dev0) {
+  if (p->in_mem == TALLY_MEM_DEVICE) {
+    *dev0 = (CUdeviceptr)(uintptr_t)data;
+    return TALLY_OK;
+  }
+  int64_t lo, hi;
+  tally__gpu_scan_in_span(p, which, &lo, &hi);
+  tally_status s = tally__cuda_grow(c, &c->staging[which], &c->staging_bytes[which],
+                                    (size_t)(hi - lo), "a host input");
+  if (s) return s;
+  CUresult r = c->cu->cuMemcpyHtoDAsync(c->staging[which], (const char *)data + lo,
+                                        (size_t)(hi - lo), c->stream);
+  if (r) return tally__cuda_fail(c, r, "cuMemcpyHtoDAsync (scan input)");
+  *dev0 = c->staging[which] - (CUdeviceptr)lo;
+  return TALLY_OK;
+}
+
+static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, const void *in,
+                             const void *in2, void *out) {
+  tally__gpu_scan_plan pl;
+  tally__gpu_scan_plan_make(p, SCAN_BLOCK, &pl);
+  static const char *const srcs[] = {"reduce_part.clh", "scan.clh", NULL};
+  CUfunction fn;
+  tally_status s = tally__cuda_kernel_get(c, srcs, pl.defs, "scan_tiles", &fn);
+  if (s) return s;
+
+  CUdeviceptr x = 0, y = 0;
+  if ((s = place(c, p, 0, in, &x))) return s;
+  if (p->width == 2 && (s = place(c, p, 1, in2, &y))) return s;
+  if (!y) y = x;
+
+  /* Tile states (zeroed), the block counter, and each tile's total and prefix (3 words). */
+  size_t state_bytes = (size_t)pl.ntiles * 8, parts_bytes = (size_t)pl.ntiles * 24;
+  size_t need = state_bytes + 8 + 2 * parts_bytes;
+  if ((s = tally__cuda_grow(c, &c->scan_tiles, &c->scan_tiles_bytes, need, "scan tiles"))) return s;
+  CUdeviceptr state = c->scan_tiles, counter = state + state_bytes;
+  CUdeviceptr totals = counter + 8, prefixes = totals + parts_bytes;
+  CUresult r = c->cu->cuMemsetD8Async(state, 0, state_bytes + 8, c->stream);
+  if (r) return tally__cuda_fail(c, r, "cuMemsetD8Async (scan tile states)");
+
+  CUdeviceptr heads_dev = 0;
+  if (pl.mode & TALLY__SCAN_SEG) {
+    const uint8_t *heads;
+    uint8_t *owned;
+    if ((s = tally__gpu_scan_heads(&c->base, p, &heads, &owned))) return s;
+    s = tally__cuda_grow(c, &c->scan_heads, &c->scan_heads_bytes, (size_t)p->n, "segment heads");
+    if (!s) {
+      r = c->cu->cuMemcpyHtoDAsync(c->scan_heads, heads, (size_t)p->n, c->stream);
+      /* the copy reads host memory that is freed next: wait for it */
+      if (!r) r = c->cu->cuStreamSynchronize(c->stream);
+      if (r) s = tally__cuda_fail(c, r, "cuMemcpyHtoDAsync (segment heads)");
+    }
+    free(owned);
+    if (s) return s;
+    heads_dev = c->scan_heads;
+  }
+
+  /* The output: in place on the device, or a contiguous device result for a host one. */
+  CUdeviceptr o = (CUdeviceptr)(uintptr_t)out;
+  long long so0 = p->so0, so1 = p->so1;
+  size_t out_bytes = (size_t)p->n * (size_t)p->width * pl.rsize;
+  if (p->out_mem == TALLY_MEM_HOST) {
+    if ((s = tally__cuda_grow(c, &c->scan_out, &c->scan_out_bytes, out_bytes, "a host output")))
+      return s;
+    o = c->scan_out;
+    so0 = p->width;
+    so1 = 1;
+  }
+  int contig = p->sx == 1 && (p->width == 1 || (p->sy == 1 && (x & 15) == (y & 15)));
+  int mode = pl.mode | (contig ? TALLY__SCAN_CONTIG : 0), phase = 0, has_init = pl.has_init;
+  long long n = p->n, sx = p->sx, sy = p->sy, o0 = 0;
+  unsigned long long i0 = pl.i0, i1 = pl.i1;
+  void *args[] = {&x, &y, &n, &sx, &sy, &heads_dev, &o, &o0, &so0, &so1, &mode, &phase,
+                  &has_init, &i0, &i1, &state, &counter, &totals, &prefixes};
+  r = c->cu->cuLaunchKernel(fn, (unsigned)pl.ntiles, 1, 1, SCAN_BLOCK, 1, 1, 0, c->stream, args,
+                            NULL);
+  if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (scan_tiles)");
+  if (p->out_mem == TALLY_MEM_HOST) {
+    int direct = tally__gpu_scan_out_contiguous(p);
+    void *dst = direct ? out : malloc(out_bytes);
+    if (!dst) {
+      c->cu->cuStreamSynchronize(c->stream);
+      return tally__fail(&c->base, TALLY_ENOMEM, "out: no host memory for %zu bytes of results",
+                         out_bytes);
+    }
+    r = c->cu->cuMemcpyDtoHAsync(dst, o, out_bytes, c->stream);
+    if (!r) r = c->cu->cuStreamSynchronize(c->stream);
+    if (!r && !direct) tally__gpu_scan_scatter(p, pl.rsize, dst, out);
+    if (!direct) free(dst);
+    if (r) return tally__cuda_fail(c, r, "the scan (scan_tiles, copy of the result)");
+    return TALLY_OK;
+  }
+  r = c->cu->cuStreamSynchronize(c->stream);
+  return r ? tally__cuda_fail(c, r, "the scan (scan_tiles)") : TALLY_OK;
+}
+
+tally_status tally__cuda_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
+                              const void *in2, void *out) {
+  tally__cuda_ctx *c = (tally__cuda_ctx *)ctx;
+  if (p->n / (SCAN_BLOCK * 8) >= INT32_MAX) /* the grid's x: 2^31 - 1 tiles */
+    return tally__fail(ctx, TALLY_EUNSUPPORTED, "in: %" PRId64 " elements is more than a cuda "
+                       "scan's 2^31 - 1 tiles hold", p->n);
+  tally_status s = tally__cuda_enter(c);
+  if (s) return s;
+  s = scan_run(c, p, in, in2, out);
+  tally__cuda_leave(c);
+  return s;
+}
