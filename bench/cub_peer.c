@@ -94,13 +94,17 @@ int cub_peer_run(const cub_peer *p, cub_mode mode, tally_op op, tally_dtype t,
   char *argv[24];
   int k = 0;
   argv[k++] = (char *)p->path;
-  if (mode == CUB_REDUCE) {
-    argv[k++] = "--op";
-    argv[k++] = (char *)tally_op_name(op);
+  if (mode == CUB_REDUCE || mode == CUB_SCAN) {
+    if (mode == CUB_SCAN) {
+      argv[k++] = "--scan";
+    } else {
+      argv[k++] = "--op";
+      argv[k++] = (char *)tally_op_name(op);
+    }
     argv[k++] = "--dtype";
     argv[k++] = (char *)tally_dtype_name(t);
   } else {
-    argv[k++] = mode == CUB_PROBE ? "--probe" : "--h2d";
+    argv[k++] = mode == CUB_PROBE ? "--probe" : mode == CUB_H2D ? "--h2d" : "--copy";
     argv[k++] = "--dtype";
     argv[k++] = "u8"; /* sizes are bytes */
   }

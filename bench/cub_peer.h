@@ -21,7 +21,9 @@ typedef struct {
   char version[32]; /* after cub_peer_check: CUB's version */
 } cub_peer;
 
-typedef enum { CUB_REDUCE, CUB_PROBE, CUB_H2D } cub_mode;
+/* CUB_SCAN: cub::DeviceScan::InclusiveSum (f32, f64, i32, i64; element counts);
+ * CUB_COPY: a device-to-device copy of the same bytes (sizes in bytes), a scan's ceiling. */
+typedef enum { CUB_REDUCE, CUB_PROBE, CUB_H2D, CUB_SCAN, CUB_COPY } cub_mode;
 
 typedef struct {
   double call_us;   /* median: host wall clock, call to result on the host; < 0: absent */

@@ -39,6 +39,7 @@
  * 2 for a usage error; 77 when there is no CUDA GPU; 1 for any CUDA error, each with one
  * line on stderr. */
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/version.cuh>
 #include <cuda_runtime.h>
 
@@ -59,7 +60,8 @@ namespace {
 const char usage[] =
     "usage: cub_peer --op sum|min|max|argmin|argmax --dtype f32|f64|i32|i64 --sizes LIST\n"
     "                [--reps N] [--seed N] [--device K] [--flush-bytes B] [--json [--samples]]\n"
-    "       cub_peer --probe|--h2d [--dtype T|u8] --sizes LIST [--reps N] [--device K] [--json]\n"
+    "       cub_peer --probe|--h2d|--copy [--dtype T|u8] --sizes LIST [--reps N] [--device K] [--json]\n"
+    "       cub_peer --scan --dtype f32|f64|i32|i64 --sizes LIST ...\n"
     "LIST: comma list of 2^K, counts, and ranges 2^A..2^B[:step]. --flush-bytes: size of\n"
     "each of the L2 flush's two buffers (default 4 x L2; 0: no flush). Exit 77: no CUDA GPU.\n";
 
@@ -79,7 +81,7 @@ void check(cudaError_t e, const char *what, int line) {
 }
 #define CK(call) check((call), #call, __LINE__)
 
-enum class Mode { cub, probe, h2d };
+enum class Mode { cub, probe, h2d, scan, copy };
 enum class Op { sum, min, max, argmin, argmax };
 enum class Dtype { f32, f64, i32, i64, u8 }; /* u8: --probe and --h2d only (bytes) */
 
@@ -217,16 +219,20 @@ Options parse(int argc, char **argv) {
       o.mode = Mode::probe;
     } else if (!std::strcmp(a, "--h2d")) {
       o.mode = Mode::h2d;
+    } else if (!std::strcmp(a, "--scan")) {
+      o.mode = Mode::scan;
+    } else if (!std::strcmp(a, "--copy")) {
+      o.mode = Mode::copy;
     } else {
       fail(2, "%s: unknown argument (see --help)", a);
     }
   }
   if (!have_sizes) fail(2, "--sizes is required (see --help)");
   if (o.mode == Mode::cub && !o.have_op)
-    fail(2, "--op is required, or --probe / --h2d (see --help)");
-  if (o.mode != Mode::cub && o.have_op) fail(2, "--op does not go with --probe or --h2d");
-  if (o.mode == Mode::cub && o.dtype == Dtype::u8)
-    fail(2, "--dtype u8 goes only with --probe or --h2d");
+    fail(2, "--op is required, or --probe / --h2d / --copy / --scan (see --help)");
+  if (o.mode != Mode::cub && o.have_op) fail(2, "--op goes only with DeviceReduce (no mode flag)");
+  if ((o.mode == Mode::cub || o.mode == Mode::scan) && o.dtype == Dtype::u8)
+    fail(2, "--dtype u8 goes only with --probe, --h2d or --copy");
   return o;
 }
 
@@ -421,9 +427,14 @@ void json_string(const char *s) {
 
 void report(const Options &o, const Device &d, const Flush &fl, const char *peer, int64_t n,
             const Stats &s, const Result &res) {
-  double bytes = (double)n * dtype_sizes[(int)o.dtype];
+  /* scans and copies read and write their bytes: GB/s counts both */
+  double bytes = (double)n * dtype_sizes[(int)o.dtype] *
+                 (o.mode == Mode::scan || o.mode == Mode::copy ? 2 : 1);
   double gbps = bytes / s.call_med * 1e-3, gbps_k = bytes / s.kern_med * 1e-3;
-  const char *op = o.mode == Mode::cub ? op_names[(int)o.op] : "read";
+  const char *op = o.mode == Mode::cub    ? op_names[(int)o.op]
+                   : o.mode == Mode::scan ? "inclusive_sum"
+                   : o.mode == Mode::copy ? "copy"
+                                          : "read";
   if (!o.json) {
     std::printf("%-5s %-6s %-4s %12lld %12.3f %10.2f %12.3f %10.2f  %s\n", peer, op,
                 dtype_names[(int)o.dtype], (long long)n, s.call_med, gbps, s.kern_med, gbps_k,
@@ -444,7 +455,7 @@ void report(const Options &o, const Device &d, const Flush &fl, const char *peer
               s.call_med, s.call_min, s.kern_med, s.kern_min, gbps, gbps_k);
   std::printf(",\"result\":%s", res.text.c_str());
   if (res.index >= 0) std::printf(",\"index\":%lld", res.index);
-  if (o.mode == Mode::cub) std::printf(",\"temp_bytes\":%zu", res.temp_bytes);
+  if (o.mode == Mode::cub || o.mode == Mode::scan) std::printf(",\"temp_bytes\":%zu", res.temp_bytes);
   std::printf(",\"flush_bytes\":%zu", 2 * fl.bytes);
   if (o.samples) {
     for (int k = 0; k < 2; k++) {
@@ -626,6 +637,58 @@ void run_h2d(const Options &o, const Device &d, Flush &fl, int64_t n) {
   CK(cudaFree(dev));
 }
 
+/* --scan: cub::DeviceScan::InclusiveSum into a second buffer (sums of i32 in i32, as CUB
+ * scans in the input type; tally's i32 scan writes i64); the result is the last value. */
+template <class T> void run_scan(const Options &o, const Device &d, Flush &fl, int64_t n) {
+  T *in = (T *)device_alloc(n * sizeof(T), "the input");
+  T *out = (T *)device_alloc(n * sizeof(T), "the output");
+  fill(d, in, n, o.seed);
+  size_t tmp_bytes = 0;
+  bool small = n <= INT_MAX;
+  if (small)
+    CK(cub::DeviceScan::InclusiveSum(nullptr, tmp_bytes, in, out, (int)n));
+  else
+    CK(cub::DeviceScan::InclusiveSum(nullptr, tmp_bytes, in, out, (int64_t)n));
+  void *tmp = device_alloc(tmp_bytes ? tmp_bytes : 1, "CUB's temporary storage");
+  CK(cudaDeviceSynchronize());
+  T last{};
+  auto launch = [&] {
+    size_t tb = tmp_bytes;
+    if (small)
+      CK(cub::DeviceScan::InclusiveSum(tmp, tb, in, out, (int)n));
+    else
+      CK(cub::DeviceScan::InclusiveSum(tmp, tb, in, out, (int64_t)n));
+  };
+  auto fetch = [&] { CK(cudaMemcpy(&last, out + (n - 1), sizeof last, cudaMemcpyDeviceToHost)); };
+  Stats s = time_runs(d, fl, o.reps, launch, fetch);
+  Result res;
+  res.temp_bytes = tmp_bytes;
+  res.text = text_of(last);
+  report(o, d, fl, "cub_scan", n, s, res);
+  CK(cudaFree(tmp));
+  CK(cudaFree(out));
+  CK(cudaFree(in));
+}
+
+/* --copy: a device-to-device copy of n bytes (read and written once): a scan's ceiling. */
+void run_copy(const Options &o, const Device &d, Flush &fl, int64_t n) {
+  size_t bytes = (size_t)n * dtype_sizes[(int)o.dtype];
+  void *in = device_alloc(bytes, "the copy's source");
+  void *out = device_alloc(bytes, "the copy's destination");
+  fill_as(d, o.dtype, in, n, o.seed);
+  unsigned char last = 0;
+  auto launch = [&] { CK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, 0)); };
+  auto fetch = [&] {
+    CK(cudaMemcpy(&last, (char *)out + bytes - 1, 1, cudaMemcpyDeviceToHost));
+  };
+  Stats s = time_runs(d, fl, o.reps, launch, fetch);
+  Result res;
+  res.text = std::to_string(bytes);
+  report(o, d, fl, "copy", n, s, res);
+  CK(cudaFree(out));
+  CK(cudaFree(in));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -658,6 +721,16 @@ int main(int argc, char **argv) {
       run_probe(o, d, fl, n);
     else if (o.mode == Mode::h2d)
       run_h2d(o, d, fl, n);
+    else if (o.mode == Mode::copy)
+      run_copy(o, d, fl, n);
+    else if (o.mode == Mode::scan && o.dtype == Dtype::f32)
+      run_scan<float>(o, d, fl, n);
+    else if (o.mode == Mode::scan && o.dtype == Dtype::f64)
+      run_scan<double>(o, d, fl, n);
+    else if (o.mode == Mode::scan && o.dtype == Dtype::i32)
+      run_scan<int32_t>(o, d, fl, n);
+    else if (o.mode == Mode::scan)
+      run_scan<int64_t>(o, d, fl, n);
     else if (o.dtype == Dtype::f32)
       run_cub<float>(o, d, fl, n);
     else if (o.dtype == Dtype::f64)

@@ -63,7 +63,7 @@ void bench_gpu_free(bench_run *r) {
 
 /* Evict the input from the L2 and leave no dirty line in it: write one buffer (a
  * device-to-device copy), then read the other (a SUM over it). 0, or -1 (error line). */
-static int flush_l2(const bench_run *r) {
+int bench_gpu_flush(const bench_run *r) {
   if (!r->flush_a) return 0;
   size_t bytes = (size_t)r->flush_bytes;
   tally_status st =
@@ -241,7 +241,7 @@ static int sample(const bench_run *r, bench_point *p, gpu_point *s) {
       gpu_job *j = &s->jobs[i];
       for (int c = 0; c < share; c++) {
         if (!r->o->timing.repeat && j->runs >= 3 && j->total_ns > GPU_ROW_CAP_NS) break;
-        if (flush_l2(r) != 0) return -1;
+        if (bench_gpu_flush(r) != 0) return -1;
         int64_t t0 = bench_now_ns();
         tally_status st = call(r, p, j);
         double ns = (double)(bench_now_ns() - t0);

@@ -97,6 +97,11 @@ void bench_report_point(const bench_run *r, const bench_point *p);
 int bench_gpu_init(bench_run *r);
 int bench_gpu_measure_op_dtype(const bench_run *r, tally_op op, tally_dtype dt, tally_dtype rt);
 void bench_gpu_free(bench_run *r);
+/* Flush the L2 (a device copy and a read of flush_bytes); 0, or -1 after an error line. */
+int bench_gpu_flush(const bench_run *r);
+/* `tally bench --scan` on a GPU (bench_scan_gpu.c): every size of dtype dt. */
+int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt);
+void bench_scan_gpu_header(const bench_run *r);
 /* Its output (bench_report_gpu.c). */
 void bench_gpu_report_header(const bench_run *r);
 void bench_gpu_report_point(const bench_run *r, const bench_point *p);

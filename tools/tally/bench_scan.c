@@ -253,8 +253,22 @@ int bench_scan_hist(const bench_opts *o) {
   int rc = 0;
   if ((st = tally_context_describe(r.ctx, &r.info)) != TALLY_OK) {
     rc = cli_lib_error(r.ctx, st);
+  } else if (strcmp(r.info.backend, "cpu") != 0 && o->hist) {
+    cli_error("--hist: CPU devices only for now (this is %s)", r.info.backend);
+    rc = CLI_EXIT_USAGE;
+  } else if (strcmp(r.info.backend, "cuda") == 0) {
+    bench_utc_date(r.date, sizeof r.date);
+    r.gpu = 1;
+    if (bench_gpu_init(&r) != 0) {
+      rc = CLI_EXIT_FAIL;
+    } else {
+      bench_scan_gpu_header(&r);
+      for (int d = 0; d < o->ndtypes && rc == 0; d++)
+        if (bench_scan_gpu_dtype(&r, o->dtypes[d]) < 0) rc = CLI_EXIT_FAIL;
+    }
+    bench_gpu_free(&r);
   } else if (strcmp(r.info.backend, "cpu") != 0) {
-    cli_error("--%s: CPU devices only for now (this is %s)", o->hist ? "hist" : "scan", r.info.backend);
+    cli_error("--scan: CPU and CUDA devices only for now (this is %s)", r.info.backend);
     rc = CLI_EXIT_USAGE;
   } else {
     bench_utc_date(r.date, sizeof r.date);

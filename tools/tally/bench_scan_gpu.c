@@ -1,0 +1,151 @@
+/* `tally bench --scan` on a GPU: tally_scan(SUM) of device arrays, each call timed by the
+ * host clock from the call to its return (the scan done), after an L2 flush; medians. In
+ * the same run, in its own process, the CUB peer times cub::DeviceScan::InclusiveSum of
+ * the same dtype and a device-to-device copy of the bytes a scan reads and writes (its
+ * ceiling), the same way (bench/peers/cub_peer.cu). GB/s counts bytes read + written. */
+#include "bench_run.h"
+#include "bench_util.h"
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_RUNS 50
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median µs of `runs` flushed calls of tally_scan; < 0 after an error line. */
+static double time_scan(const bench_run *r, const tally_array *in, const tally_array *out,
+                        const tally_scan_options *so, int runs) {
+  double *us = malloc((size_t)runs * sizeof *us);
+  if (!us) return cli_error("out of memory"), -1;
+  for (int k = -2; k < runs; k++) { /* two calls to warm up (kernel build, scratch) */
+    if (bench_gpu_flush(r) != 0) { free(us); return -1; }
+    int64_t t0 = bench_now_ns();
+    tally_status st = tally_scan(r->ctx, TALLY_SUM, in, NULL, (tally_array *)out, so);
+    int64_t t1 = bench_now_ns();
+    if (st != TALLY_OK) { free(us); cli_lib_error(r->ctx, st); return -1; }
+    if (k >= 0) us[k] = (double)(t1 - t0) * 1e-3;
+  }
+  qsort(us, (size_t)runs, sizeof *us, cmp_double);
+  double m = runs % 2 ? us[runs / 2] : 0.5 * (us[runs / 2 - 1] + us[runs / 2]);
+  free(us);
+  return m;
+}
+
+static void row(const bench_run *r, tally_dtype dt, int64_t n, tally_accuracy acc, double us,
+                double bytes, const cub_point *copy, const cub_point *cub, const char *cub_why) {
+  char ns[32];
+  bench_format_n(ns, sizeof ns, n);
+  double gbps = bytes / us * 1e-3;
+  double cgbps = copy->call_us > 0 ? bytes / copy->call_us * 1e-3 : -1;
+  double xcub = cub->call_us > 0 ? cub->call_us / us : -1; /* > 1: tally is faster */
+  if (r->o->json) {
+    printf("{\"kind\":\"scan\"");
+    bench_json_str("backend", r->info.backend);
+    bench_json_str("device", r->info.device);
+    bench_json_str("date", r->date);
+    bench_json_str("dtype", tally_dtype_name(dt));
+    printf(",\"n\":%" PRId64, n);
+    bench_json_str("accuracy", bench_acc_name(acc));
+    bench_json_num("median_us", us, 0);
+    bench_json_num("bytes", bytes, 0);
+    bench_json_num("gbps", gbps, 0);
+    bench_json_num("copy_gbps", cgbps, cgbps < 0);
+    bench_json_num("ratio_copy", gbps / cgbps, cgbps < 0);
+    bench_json_num("cub_us", cub->call_us, cub->call_us < 0);
+    bench_json_num("speedup_cub", xcub, xcub < 0);
+    if (xcub < 0) bench_json_str("cub_note", cub_why);
+    puts("}");
+  } else {
+    char c1[32] = "-", c2[32] = "-", c3[32] = "-", c4[32] = "-";
+    if (cgbps > 0) snprintf(c1, sizeof c1, "%.1f", cgbps), snprintf(c2, sizeof c2, "%.3f", gbps / cgbps);
+    if (xcub > 0) snprintf(c3, sizeof c3, "%.1f", cub->call_us), snprintf(c4, sizeof c4, "%.3f", xcub);
+    printf("%-6s %10s %-8s %11.1f %9.1f %10s %9s %11s %9s\n", tally_dtype_name(dt), ns,
+           bench_acc_name(acc), us, gbps, c1, c2, c3, c4);
+  }
+  fflush(stdout);
+}
+
+void bench_scan_gpu_header(const bench_run *r) {
+  if (r->o->json) return;
+  printf("# tally bench --scan: device %s (%s), %s; device arrays, L2 flushed before each call, "
+         "medians; copy: a device-to-device copy of the same bytes; x_cub: CUB's time / "
+         "tally's (CUB %s)\n", r->info.backend, r->info.device, r->date,
+         r->cub.present ? r->cub.version : "absent");
+  printf("%-6s %10s %-8s %11s %9s %10s %9s %11s %9s\n", "dtype", "n", "accuracy", "median_us",
+         "GB/s", "copy_GB/s", "ratio", "cub_us", "x_cub");
+}
+
+int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
+  const bench_opts *o = r->o;
+  tally_dtype rt;
+  if (tally_result_dtype(TALLY_SUM, dt, &rt) != TALLY_OK) return 0;
+  int runs = o->timing.repeat ? o->timing.repeat : DEFAULT_RUNS, ns = o->nsizes;
+  size_t es = tally_dtype_size(dt), rs = tally_dtype_size(rt);
+  cub_point *copy = calloc((size_t)ns, sizeof *copy), *cub = calloc((size_t)ns, sizeof *cub);
+  int64_t *half = malloc((size_t)ns * sizeof *half);
+  if (!copy || !cub || !half) {
+    free(copy), free(cub), free(half);
+    return cli_error("out of memory"), -1;
+  }
+  for (int i = 0; i < ns; i++) {
+    copy[i].call_us = cub[i].call_us = -1;
+    half[i] = o->sizes[i] * (int64_t)(es + rs) / 2; /* a copy of this reads and writes a scan's bytes */
+  }
+  char why[256] = "", cwhy[256] = "";
+  int ok_cub = dt == TALLY_F32 || dt == TALLY_F64 || dt == TALLY_I32 || dt == TALLY_I64;
+  if (!o->no_peers) {
+    cub_peer_run(&r->cub, CUB_COPY, TALLY_SUM, TALLY_U8, half, ns, runs, o->seed, r->flush_bytes,
+                 r->peer_device, copy, cwhy, sizeof cwhy);
+    if (ok_cub)
+      cub_peer_run(&r->cub, CUB_SCAN, TALLY_SUM, dt, o->sizes, ns, runs, o->seed, r->flush_bytes,
+                   r->peer_device, cub, why, sizeof why);
+    else
+      snprintf(why, sizeof why, "the CUB peer scans f32, f64, i32 and i64 only");
+  } else {
+    snprintf(why, sizeof why, "--no-peers");
+  }
+  if (!r->cub.present) snprintf(why, sizeof why, "%s", r->cub.why);
+  int rc = 0;
+  for (int i = 0; i < ns && rc == 0; i++) {
+    int64_t n = o->sizes[i];
+    void *dx = NULL, *dy = NULL, *host = NULL;
+    tally_status st = tally_mem_alloc(r->ctx, (size_t)n * es, &dx);
+    if (!st) st = tally_mem_alloc(r->ctx, (size_t)n * rs, &dy);
+    if (!st) {
+      host = bench_alloc((size_t)n * es);
+      if (!host) st = TALLY_ENOMEM;
+    }
+    if (!st) {
+      bench_fill(host, dt, n, o->seed, 0);
+      st = tally_mem_copy(r->ctx, dx, TALLY_MEM_DEVICE, host, TALLY_MEM_HOST, (size_t)n * es);
+    }
+    bench_free(host);
+    if (st) {
+      cli_lib_error(r->ctx, st);
+      rc = -1;
+    } else {
+      tally_array in = tally_array_1d(dx, dt, n), out = tally_array_1d(dy, rt, n);
+      in.mem = out.mem = TALLY_MEM_DEVICE;
+      for (int a = 0; a < 2 && rc == 0; a++) {
+        if (!(o->accuracies & (a ? BENCH_ACC_FAST : BENCH_ACC_DEFAULT))) continue;
+        tally_scan_options so;
+        tally_scan_options_init(&so);
+        so.accuracy = a ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
+        so.nan = o->nan;
+        double us = time_scan(r, &in, &out, &so, runs);
+        if (us < 0) rc = -1;
+        else row(r, dt, n, so.accuracy, us, (double)n * (double)(es + rs), &copy[i], &cub[i], why);
+      }
+    }
+    tally_mem_free(r->ctx, dx);
+    tally_mem_free(r->ctx, dy);
+  }
+  free(copy), free(cub), free(half);
+  return rc;
+}
