@@ -11,6 +11,8 @@
 #define TALLY__SCAN_EXCL 1
 #define TALLY__SCAN_SEG 2
 #define TALLY__SCAN_CONTIG 4
+/* Bytes of a tile's published total or prefix (scan.clh's CW words). */
+#define TALLY__SCAN_CARRY_BYTES 64
 
 /* A launch of scan_tiles, worked out once for a validated problem. */
 typedef struct {

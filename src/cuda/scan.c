@@ -44,8 +44,8 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
   if (p->width == 2 && (s = place(c, p, 1, in2, &y))) return s;
   if (!y) y = x;
 
-  /* Tile states (zeroed), the block counter, and each tile's total and prefix (3 words). */
-  size_t state_bytes = (size_t)pl.ntiles * 8, parts_bytes = (size_t)pl.ntiles * 24;
+  /* Tile states (zeroed), the block counter, and each tile's total and prefix. */
+  size_t state_bytes = (size_t)pl.ntiles * 8, parts_bytes = (size_t)pl.ntiles * TALLY__SCAN_CARRY_BYTES;
   size_t need = state_bytes + 8 + 2 * parts_bytes;
   if ((s = tally__cuda_grow(c, &c->scan_tiles, &c->scan_tiles_bytes, need, "scan tiles"))) return s;
   CUdeviceptr state = c->scan_tiles, counter = state + state_bytes;

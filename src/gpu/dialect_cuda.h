@@ -55,6 +55,10 @@ INLINE vec16 load_vec16(const GLOBAL void *p) {
   return r;
 }
 
+INLINE void store_vec16(GLOBAL void *p, const vec16 *v) {
+  *(uint4 *)p = make_uint4(v->w[0], v->w[1], v->w[2], v->w[3]);
+}
+
 /* Warps: 32 lanes that exchange registers without memory. */
 #define HAVE_SHUFFLE 1
 #define WARP 32

@@ -81,6 +81,10 @@ INLINE vec16 load_vec16(const GLOBAL void *p) {
   return r;
 }
 
+INLINE void store_vec16(GLOBAL void *p, const vec16 *v) {
+  *(__global uint4 *)p = (uint4)(v->w[0], v->w[1], v->w[2], v->w[3]);
+}
+
 /* No portable shuffles: work-group trees go through local memory. */
 #define HAVE_SHUFFLE 0
 #define WARP 32

@@ -67,8 +67,8 @@ tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, c
   if (p->width == 2 && (s = place(c, p, 1, in2, &y, &y0))) return s;
   if (!y) y = x, y0 = x0;
 
-  /* Each tile's total and carry: three words each. */
-  size_t parts_bytes = (size_t)pl.ntiles * 24;
+  /* Each tile's total and carry. */
+  size_t parts_bytes = (size_t)pl.ntiles * TALLY__SCAN_CARRY_BYTES;
   if ((s = tally__ocl_grow(c, &c->scan_tiles, &c->scan_tiles_bytes, parts_bytes, "scan tile totals")) ||
       (s = tally__ocl_grow(c, &c->scan_carry, &c->scan_carry_bytes, parts_bytes, "scan tile carries")))
     return s;
