@@ -26,6 +26,16 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__g
   /* 16 elements per thread (8 of 8 bytes): 64 to 128 bytes of input in flight per thread,
    * and a tile of 2k to 4k elements whose look-back is a small part of its time. */
   pl->items = pl->esize == 8 ? 8 : 16;
+  pl->minb = 2048 / block / 2;
+  /* TALLY_SCAN_TILE=BLOCKxITEMSxMINB: another tile shape, for measuring (bench --scan). */
+  const char *tune = getenv("TALLY_SCAN_TILE");
+  int tb, ti, tm;
+  if (tune && sscanf(tune, "%dx%dx%d", &tb, &ti, &tm) == 3 && tb >= 32 && tb <= 1024 &&
+      tb % 32 == 0 && ti >= 1 && ti <= 32 && tm >= 1 && tm <= 32) {
+    pl->block = block = tb;
+    pl->items = ti;
+    pl->minb = tm;
+  }
   int64_t tile = (int64_t)block * pl->items;
   pl->ntiles = (p->n + tile - 1) / tile;
   pl->mode = (p->exclusive ? TALLY__SCAN_EXCL : 0) | (p->flags || p->offsets ? TALLY__SCAN_SEG : 0);
@@ -37,9 +47,9 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__g
   /* Flags that change nothing are 0, so no kernel is compiled twice: NaN handling and
    * accuracy matter for floats only, and accuracy not for MIN and MAX. */
   int minmax = p->op == TALLY_MIN || p->op == TALLY_MAX;
-  snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DDT=%d -DSOP=%d -DRDT=%d -DIGN=%d -DFAST=%d -DBLOCK=%d -DITEMS=%d",
+  snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DDT=%d -DSOP=%d -DRDT=%d -DIGN=%d -DFAST=%d -DBLOCK=%d -DITEMS=%d -DMINB=%d",
            (int)p->dtype, scan_op_code(p->op), (int)p->rdtype, fl && p->nan == TALLY_NAN_IGNORE,
-           fl && !minmax && p->accuracy == TALLY_ACCURACY_FAST, block, pl->items);
+           fl && !minmax && p->accuracy == TALLY_ACCURACY_FAST, block, pl->items, pl->minb);
 }
 
 tally_status tally__gpu_scan_heads(tally_context *ctx, const tally__scan_problem *p,

@@ -17,6 +17,7 @@
 /* A launch of scan_tiles, worked out once for a validated problem. */
 typedef struct {
   int block, items;      /* the tile: block threads x items elements */
+  int minb;              /* blocks resident per SM the registers must allow (CUDA) */
   int64_t ntiles;
   int mode;              /* TALLY__SCAN_EXCL | TALLY__SCAN_SEG (the backend adds CONTIG) */
   int has_init;
@@ -29,7 +30,8 @@ typedef struct {
  * host's threads). */
 int tally__gpu_scan_supported(const tally__scan_problem *p);
 
-/* Plan p on tiles of `block` threads. */
+/* Plan p on tiles of `block` threads (TALLY_SCAN_TILE=BxIxM in the environment: B threads,
+ * I items, M blocks per SM, for measuring other shapes; the launch uses pl->block). */
 void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl);
 
 /* The segment heads as n bytes: opt->flags as given, or (offsets) built into *owned

@@ -34,6 +34,9 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
                              const void *in2, void *out) {
   tally__gpu_scan_plan pl;
   tally__gpu_scan_plan_make(p, SCAN_BLOCK, &pl);
+  if (pl.ntiles >= INT32_MAX) /* the grid's x: 2^31 - 1 blocks */
+    return tally__fail(&c->base, TALLY_EUNSUPPORTED, "in: %" PRId64 " elements is more than a "
+                       "cuda scan's 2^31 - 1 tiles of %d hold", p->n, pl.block * pl.items);
   static const char *const srcs[] = {"reduce_part.clh", "scan.clh", NULL};
   CUfunction fn;
   tally_status s = tally__cuda_kernel_get(c, srcs, pl.defs, "scan_tiles", &fn);
@@ -87,7 +90,7 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
   unsigned long long i0 = pl.i0, i1 = pl.i1;
   void *args[] = {&x, &y, &n, &sx, &sy, &heads_dev, &o, &o0, &so0, &so1, &mode, &phase,
                   &has_init, &i0, &i1, &state, &counter, &totals, &prefixes};
-  r = c->cu->cuLaunchKernel(fn, (unsigned)pl.ntiles, 1, 1, SCAN_BLOCK, 1, 1, 0, c->stream, args,
+  r = c->cu->cuLaunchKernel(fn, (unsigned)pl.ntiles, 1, 1, (unsigned)pl.block, 1, 1, 0, c->stream, args,
                             NULL);
   if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (scan_tiles)");
   if (p->out_mem == TALLY_MEM_HOST) {
@@ -112,9 +115,6 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
 tally_status tally__cuda_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
                               const void *in2, void *out) {
   tally__cuda_ctx *c = (tally__cuda_ctx *)ctx;
-  if (p->n / (SCAN_BLOCK * 8) >= INT32_MAX) /* the grid's x: 2^31 - 1 tiles */
-    return tally__fail(ctx, TALLY_EUNSUPPORTED, "in: %" PRId64 " elements is more than a cuda "
-                       "scan's 2^31 - 1 tiles hold", p->n);
   tally_status s = tally__cuda_enter(c);
   if (s) return s;
   s = scan_run(c, p, in, in2, out);

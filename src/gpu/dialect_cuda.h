@@ -10,6 +10,8 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 
 #define KERNEL extern "C" __global__
+/* A kernel of at most `threads` per block, registers capped so `blocks` of them fit on an SM. */
+#define KERNEL_BOUNDS(threads, blocks) extern "C" __global__ __launch_bounds__(threads, blocks)
 /* OpenCL passes inputs as buffer + element offset (dialect_opencl.h); CUDA as addresses. */
 #define BASE_PARAMS
 #define BASE_APPLY() ((void)0)
@@ -63,6 +65,7 @@ INLINE void store_vec16(GLOBAL void *p, const vec16 *v) {
 #define HAVE_SHUFFLE 1
 #define WARP 32
 #define SHFL_DOWN_U32(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
+#define SHFL_UP_U32(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define SYNCWARP() __syncwarp()
 /* Whether any thread of the block passes a nonzero value (and a block barrier). */
 #define BARRIER_OR(v) __syncthreads_or(v)

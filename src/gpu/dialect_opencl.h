@@ -16,6 +16,7 @@ typedef uint u32;
 typedef ulong u64;
 
 #define KERNEL __kernel
+#define KERNEL_BOUNDS(threads, blocks) __kernel
 /* Buffers are handles, not addresses: an input's element 0 is an element offset into its
  * buffer, given to the kernel (CUDA passes the address itself). */
 #define BASE_PARAMS i64 x0, i64 y0,

@@ -116,7 +116,7 @@ tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, c
                    {sizeof(cl_mem), NULL /* state */}, {sizeof(cl_mem), NULL /* counter */},
                    {sizeof totals, &totals}, {sizeof carry, &carry}};
   arg_t cargs[] = {{sizeof totals, &totals}, {sizeof carry, &carry}, {sizeof nt, &nt}};
-  size_t global = (size_t)pl.ntiles * (size_t)block, local = (size_t)block, one = 1;
+  size_t global = (size_t)pl.ntiles * (size_t)pl.block, local = (size_t)pl.block, one = 1;
   if (!s) s = set_args(c, tiles, targs, 21, "clSetKernelArg (scan_tiles)");
   if (!s) {
     e = cl->clEnqueueNDRangeKernel(c->queue, tiles, 1, NULL, &global, &local, 0, NULL, NULL);
