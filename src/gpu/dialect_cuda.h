@@ -66,6 +66,9 @@ INLINE void store_vec16(GLOBAL void *p, const vec16 *v) {
 #define WARP 32
 #define SHFL_DOWN_U32(v, d) __shfl_down_sync(0xffffffffu, (v), (d))
 #define SHFL_UP_U32(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
+/* The lanes whose p is nonzero, as bits; the lowest set bit's number + 1 (0: none). */
+#define BALLOT(p) __ballot_sync(0xffffffffu, (p))
+#define FFS(x) __ffs(x)
 #define SYNCWARP() __syncwarp()
 /* Whether any thread of the block passes a nonzero value (and a block barrier). */
 #define BARRIER_OR(v) __syncthreads_or(v)
