@@ -120,8 +120,8 @@ static void cuda_close(tally_context *ctx) {
     for (int i = 0; i < 2; i++)
       if (c->ladder_buf[i]) c->cu->cuMemFree(c->ladder_buf[i]);
     if (c->ladder_small) c->cu->cuMemFree(c->ladder_small);
-    CUdeviceptr scan_bufs[] = {c->scan_tiles, c->scan_heads, c->scan_out};
-    for (int i = 0; i < 3; i++)
+    CUdeviceptr scan_bufs[] = {c->scan_tiles, c->scan_heads, c->scan_out, c->hist_buf};
+    for (int i = 0; i < 4; i++)
       if (scan_bufs[i]) c->cu->cuMemFree(scan_bufs[i]);
     c->cu->cuStreamDestroy(c->stream);
     tally__cuda_leave(c);
@@ -291,6 +291,7 @@ const tally__backend tally__cuda_backend = {
     .reduce = tally__cuda_reduce,
     .reduce_user = cuda_reduce_user,
     .scan = tally__cuda_scan,
+    .histogram = tally__cuda_histogram,
     .devices = cuda_devices,
     .mem_alloc = cuda_mem_alloc,
     .mem_free = cuda_mem_free,

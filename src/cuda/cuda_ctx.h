@@ -50,6 +50,7 @@ typedef struct {
   CUdeviceptr scan_tiles; size_t scan_tiles_bytes;
   CUdeviceptr scan_heads; size_t scan_heads_bytes;
   CUdeviceptr scan_out; size_t scan_out_bytes;
+  CUdeviceptr hist_buf; size_t hist_bytes; /* histograms (hist.c) */
 } tally__cuda_ctx;
 
 /* Make the context's device current on this thread for the scope of a call. */
@@ -115,6 +116,11 @@ tally_status tally__cuda_grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have
 #define TALLY_CUDA_SCAN_BLOCK 512
 tally_status tally__cuda_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
                               const void *in2, void *out);
+
+/* tally_histogram (hist.c). */
+tally_status tally__cuda_histogram(tally_context *ctx, const tally__hist_problem *p, const void *in,
+                                   const void *weights, void *counts, void *weight_sums,
+                                   tally_hist_stats *st);
 
 /* Reduce (reduce.c). */
 tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, const void *in,

@@ -6,6 +6,7 @@
 #include "core/finalize.h"
 #include "core/gpu_part.h"
 #include "core/gpu_host.h"
+#include "core/gpu_hist.h"
 #include "core/gpu_scan.h"
 #include "variants.h"
 
@@ -183,6 +184,26 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
           fn(scan_srcs, pl.defs, user);
           count++;
         }
+  /* Histograms (hist.c): local bins of two sizes or 64-bit atomics, even bins or edges. */
+  static const char *const hist_srcs[] = {"reduce_part.clh", "hist.clh", NULL};
+  static const int64_t hist_bins[] = {256, 4096, 100000};
+  for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++)
+    for (size_t b = 0; b < sizeof hist_bins / sizeof *hist_bins; b++)
+      for (int edges = 0; edges < 2; edges++) {
+        tally__hist_problem hp;
+        memset(&hp, 0, sizeof hp);
+        static const double e2[2] = {0, 1};
+        hp.dtype = (tally_dtype)dt;
+        hp.n = 1;
+        hp.nbins = hist_bins[b];
+        hp.lo = 0;
+        hp.hi = 1;
+        hp.edges = edges ? e2 : NULL;
+        tally__gpu_hist_plan pl;
+        tally__gpu_hist_plan_make(&hp, 256, 1, &pl);
+        fn(hist_srcs, pl.defs, user);
+        count++;
+      }
   return count;
 }
 

@@ -29,6 +29,7 @@ typedef unsigned long long u64;
 /* Make this thread's global writes visible to every other block before what follows. */
 #define FENCE_GLOBAL() __threadfence()
 #define ATOMIC_ADD_U32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
+#define ATOMIC_ADD_LOCAL_U32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
 /* Loads of data another block wrote in this launch: from L2, never a stale L1 line. */
 #define LOAD_CG_U64(p) __ldcg((const unsigned long long *)(p))
 /* A flag another block sets while this one waits on it: read again on every call. */

@@ -40,6 +40,7 @@ typedef ulong u64;
 #define TWO_PASS 1
 #define FENCE_GLOBAL() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #define ATOMIC_ADD_U32(p, v) atomic_add((volatile __global uint *)(p), (uint)(v))
+#define ATOMIC_ADD_LOCAL_U32(p, v) atomic_add((volatile __local uint *)(p), (uint)(v))
 #define LOAD_CG_U64(p) (*(volatile const __global ulong *)(p))
 
 /* 64-bit atomics where the device has them (the ladder's atomic rungs): integer adds,

@@ -185,7 +185,8 @@ static void ocl_close(tally_context *ctx) {
   tally__ocl_kernels_free(c);
   cl_mem bufs[] = {c->partials, c->results, c->staging[0], c->staging[1], c->offsets,
                    c->ladder_buf[0], c->ladder_buf[1], c->ladder_counter, c->ladder_result,
-                   c->scan_tiles, c->scan_carry, c->scan_heads, c->scan_out};
+                   c->scan_tiles, c->scan_carry, c->scan_heads, c->scan_out,
+                   c->hist_edges, c->hist_rows, c->hist_counts, c->hist_tot};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     if (bufs[i]) cl->clReleaseMemObject(bufs[i]);
   cl->clReleaseCommandQueue(c->queue);
@@ -358,6 +359,7 @@ const tally__backend tally__opencl_backend = {
     .workspace_size = ocl_workspace_size,
     .reduce = tally__ocl_reduce,
     .scan = tally__ocl_scan,
+    .histogram = tally__ocl_histogram,
     .reduce_user = ocl_reduce_user,
     .devices = ocl_devices,
     .mem_alloc = ocl_mem_alloc,

@@ -46,6 +46,9 @@ typedef struct {
   cl_mem scan_tiles, scan_carry; size_t scan_tiles_bytes, scan_carry_bytes;
   cl_mem scan_heads; size_t scan_heads_bytes;
   cl_mem scan_out; size_t scan_out_bytes;
+  /* Histograms (hist.c). */
+  cl_mem hist_edges, hist_rows, hist_counts, hist_tot;
+  size_t hist_edges_bytes, hist_rows_bytes, hist_counts_bytes, hist_tot_bytes;
 } tally__ocl_ctx;
 
 /* Set the reduce kernel's work-group size and the grid cap that follows from it. */
@@ -68,6 +71,11 @@ tally_status tally__ocl_grow(tally__ocl_ctx *c, cl_mem *buf, size_t *have, size_
 /* tally_scan of built-in ops (scan.c). */
 tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
                              const void *in2, void *out);
+
+/* tally_histogram (hist.c). */
+tally_status tally__ocl_histogram(tally_context *ctx, const tally__hist_problem *p, const void *in,
+                                  const void *weights, void *counts, void *weight_sums,
+                                  tally_hist_stats *st);
 
 /* tally_reduce on an OpenCL context (reduce.c). */
 tally_status tally__ocl_reduce(tally_context *ctx, const tally__problem *p, const void *in,
