@@ -94,8 +94,11 @@ int cub_peer_run(const cub_peer *p, cub_mode mode, tally_op op, tally_dtype t,
   char *argv[24];
   int k = 0;
   argv[k++] = (char *)p->path;
-  if (mode == CUB_REDUCE || mode == CUB_SCAN) {
-    if (mode == CUB_SCAN) {
+  if (mode == CUB_REDUCE || mode == CUB_SCAN || mode == CUB_HIST || mode == CUB_HIST_SKEW) {
+    if (mode == CUB_HIST || mode == CUB_HIST_SKEW) {
+      argv[k++] = "--hist";
+      if (mode == CUB_HIST_SKEW) argv[k++] = "--skew";
+    } else if (mode == CUB_SCAN) {
       argv[k++] = "--scan";
     } else {
       argv[k++] = "--op";

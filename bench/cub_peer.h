@@ -23,7 +23,9 @@ typedef struct {
 
 /* CUB_SCAN: cub::DeviceScan::InclusiveSum (f32, f64, i32, i64; element counts);
  * CUB_COPY: a device-to-device copy of the same bytes (sizes in bytes), a scan's ceiling. */
-typedef enum { CUB_REDUCE, CUB_PROBE, CUB_H2D, CUB_SCAN, CUB_COPY } cub_mode;
+/* CUB_HIST, CUB_HIST_SKEW: cub::DeviceHistogram::HistogramEven, 256 bins, f32 or u8, on
+ * uniform data or every value in one bin. */
+typedef enum { CUB_REDUCE, CUB_PROBE, CUB_H2D, CUB_SCAN, CUB_COPY, CUB_HIST, CUB_HIST_SKEW } cub_mode;
 
 typedef struct {
   double call_us;   /* median: host wall clock, call to result on the host; < 0: absent */

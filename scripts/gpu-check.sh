@@ -89,11 +89,13 @@ T_SAN_CONF=${T_SAN_CONF:-400}
 # to bench.jsonl, everything it prints to bench.log.
 BENCH_ARGS=${BENCH_ARGS:-"--device cuda"}
 run_bench() {
-  # Issue 5's scan figures (CUB's DeviceScan and a device copy in the same run), then
+  # Issue 5's scan and histogram figures (CUB's DeviceScan and a device copy, CUB's
+  # HistogramEven, in the same run), then
   # issue 3's, each line one tally bench (CUB and the probe in the same run).
   # shellcheck disable=SC2086  # BENCH_ARGS is a list of flags
   "$TALLY" bench $BENCH_ARGS --scan --dtypes f32 --sizes 2^16..2^30:2 --json &&
     "$TALLY" bench $BENCH_ARGS --scan --dtypes f64,i32 --sizes 2^24,2^28 --json &&
+    "$TALLY" bench $BENCH_ARGS --hist --bins 256 --dtypes f32,u8 --sizes 2^24,2^28 --json &&
     "$TALLY" bench $BENCH_ARGS --ops sum --dtypes f32 --sizes 2^10..2^30 --json &&
     "$TALLY" bench $BENCH_ARGS --ops sum,max,argmax,dot --dtypes f32,f64,i32 --sizes 2^28 --json &&
     "$TALLY" bench $BENCH_ARGS --host --ops sum --dtypes f32 --sizes 2^20..2^30:2 --json &&

@@ -40,6 +40,7 @@
  * line on stderr. */
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_histogram.cuh>
 #include <cub/version.cuh>
 #include <cuda_runtime.h>
 
@@ -62,6 +63,7 @@ const char usage[] =
     "                [--reps N] [--seed N] [--device K] [--flush-bytes B] [--json [--samples]]\n"
     "       cub_peer --probe|--h2d|--copy [--dtype T|u8] --sizes LIST [--reps N] [--device K] [--json]\n"
     "       cub_peer --scan --dtype f32|f64|i32|i64 --sizes LIST ...\n"
+    "       cub_peer --hist [--skew] --dtype f32|u8 --sizes LIST ...   (256 even bins)\n"
     "LIST: comma list of 2^K, counts, and ranges 2^A..2^B[:step]. --flush-bytes: size of\n"
     "each of the L2 flush's two buffers (default 4 x L2; 0: no flush). Exit 77: no CUDA GPU.\n";
 
@@ -81,7 +83,7 @@ void check(cudaError_t e, const char *what, int line) {
 }
 #define CK(call) check((call), #call, __LINE__)
 
-enum class Mode { cub, probe, h2d, scan, copy };
+enum class Mode { cub, probe, h2d, scan, copy, hist };
 enum class Op { sum, min, max, argmin, argmax };
 enum class Dtype { f32, f64, i32, i64, u8 }; /* u8: --probe and --h2d only (bytes) */
 
@@ -101,6 +103,7 @@ struct Options {
   long long flush_bytes = -1; /* each of the flush's two buffers; -1: 4 x L2; 0: no flush */
   bool json = false;
   bool samples = false; /* JSON: every sample too */
+  bool skew = false; /* --hist: every value in one bin */
 };
 
 bool parse_i64(const char *s, long long lo, long long hi, long long *v) {
@@ -223,6 +226,10 @@ Options parse(int argc, char **argv) {
       o.mode = Mode::scan;
     } else if (!std::strcmp(a, "--copy")) {
       o.mode = Mode::copy;
+    } else if (!std::strcmp(a, "--hist")) {
+      o.mode = Mode::hist;
+    } else if (!std::strcmp(a, "--skew")) {
+      o.skew = true;
     } else {
       fail(2, "%s: unknown argument (see --help)", a);
     }
@@ -231,6 +238,8 @@ Options parse(int argc, char **argv) {
   if (o.mode == Mode::cub && !o.have_op)
     fail(2, "--op is required, or --probe / --h2d / --copy / --scan (see --help)");
   if (o.mode != Mode::cub && o.have_op) fail(2, "--op goes only with DeviceReduce (no mode flag)");
+  if (o.mode == Mode::hist && o.dtype != Dtype::f32 && o.dtype != Dtype::u8)
+    fail(2, "--hist: --dtype f32 or u8");
   if ((o.mode == Mode::cub || o.mode == Mode::scan) && o.dtype == Dtype::u8)
     fail(2, "--dtype u8 goes only with --probe, --h2d or --copy");
   return o;
@@ -434,6 +443,7 @@ void report(const Options &o, const Device &d, const Flush &fl, const char *peer
   const char *op = o.mode == Mode::cub    ? op_names[(int)o.op]
                    : o.mode == Mode::scan ? "inclusive_sum"
                    : o.mode == Mode::copy ? "copy"
+                   : o.mode == Mode::hist ? (o.skew ? "hist256_skewed" : "hist256_uniform")
                                           : "read";
   if (!o.json) {
     std::printf("%-5s %-6s %-4s %12lld %12.3f %10.2f %12.3f %10.2f  %s\n", peer, op,
@@ -455,7 +465,8 @@ void report(const Options &o, const Device &d, const Flush &fl, const char *peer
               s.call_med, s.call_min, s.kern_med, s.kern_min, gbps, gbps_k);
   std::printf(",\"result\":%s", res.text.c_str());
   if (res.index >= 0) std::printf(",\"index\":%lld", res.index);
-  if (o.mode == Mode::cub || o.mode == Mode::scan) std::printf(",\"temp_bytes\":%zu", res.temp_bytes);
+  if (o.mode == Mode::cub || o.mode == Mode::scan || o.mode == Mode::hist)
+    std::printf(",\"temp_bytes\":%zu", res.temp_bytes);
   std::printf(",\"flush_bytes\":%zu", 2 * fl.bytes);
   if (o.samples) {
     for (int k = 0; k < 2; k++) {
@@ -670,6 +681,43 @@ template <class T> void run_scan(const Options &o, const Device &d, Flush &fl, i
   CK(cudaFree(in));
 }
 
+/* --hist: cub::DeviceHistogram::HistogramEven, 256 bins over [0, 1) (f32) or [0, 256)
+ * (u8), of values uniform over the bins or (--skew) all one value (0.3, 77). */
+template <class T> __global__ void hist_fill_kernel(T *p, size_t n, uint64_t s0, bool skew) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    uint64_t r = mix(s0 + (i + 1) * GAMMA);
+    if (sizeof(T) == 1) p[i] = (T)(skew ? 77 : (r & 255));
+    else p[i] = (T)(skew ? 0.3 : (double)(r >> 40) * 0x1p-24);
+  }
+}
+
+template <class T, class L> void run_hist(const Options &o, const Device &d, Flush &fl, int64_t n, L lower, L upper) {
+  T *in = (T *)device_alloc(n * sizeof(T), "the input");
+  unsigned *bins = (unsigned *)device_alloc(256 * sizeof(unsigned), "the bins");
+  hist_fill_kernel<T><<<(unsigned)d.sms * 8, 256>>>(in, (size_t)n, seed_state(o.seed), o.skew);
+  CK(cudaGetLastError());
+  size_t tmp_bytes = 0;
+  CK(cub::DeviceHistogram::HistogramEven(nullptr, tmp_bytes, in, bins, 257, lower, upper, n));
+  void *tmp = device_alloc(tmp_bytes ? tmp_bytes : 1, "CUB's temporary storage");
+  CK(cudaDeviceSynchronize());
+  unsigned host[256];
+  auto launch = [&] {
+    size_t tb = tmp_bytes;
+    CK(cub::DeviceHistogram::HistogramEven(tmp, tb, in, bins, 257, lower, upper, n));
+  };
+  auto fetch = [&] { CK(cudaMemcpy(host, bins, sizeof host, cudaMemcpyDeviceToHost)); };
+  Stats s = time_runs(d, fl, o.reps, launch, fetch);
+  unsigned long long total = 0;
+  for (unsigned v : host) total += v;
+  Result res;
+  res.temp_bytes = tmp_bytes;
+  res.text = std::to_string(total); /* the elements counted */
+  report(o, d, fl, "cub_hist", n, s, res);
+  CK(cudaFree(tmp));
+  CK(cudaFree(bins));
+  CK(cudaFree(in));
+}
+
 /* --copy: a device-to-device copy of n bytes (read and written once): a scan's ceiling. */
 void run_copy(const Options &o, const Device &d, Flush &fl, int64_t n) {
   size_t bytes = (size_t)n * dtype_sizes[(int)o.dtype];
@@ -723,6 +771,10 @@ int main(int argc, char **argv) {
       run_h2d(o, d, fl, n);
     else if (o.mode == Mode::copy)
       run_copy(o, d, fl, n);
+    else if (o.mode == Mode::hist && o.dtype == Dtype::f32)
+      run_hist<float, float>(o, d, fl, n, 0.0f, 1.0f);
+    else if (o.mode == Mode::hist)
+      run_hist<uint8_t, int>(o, d, fl, n, 0, 256);
     else if (o.mode == Mode::scan && o.dtype == Dtype::f32)
       run_scan<float>(o, d, fl, n);
     else if (o.mode == Mode::scan && o.dtype == Dtype::f64)

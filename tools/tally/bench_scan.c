@@ -177,8 +177,8 @@ static int scan_point(const bench_run *r, tally_dtype dt, int64_t n) {
 }
 
 /* Uniform over the bins, or every element the same value. */
-static void hist_data(void *x, tally_dtype dt, int64_t n, int skew, uint64_t seed, double *lo,
-                      double *hi) {
+void bench_hist_data(void *x, tally_dtype dt, int64_t n, int skew, uint64_t seed, double *lo,
+                     double *hi) {
   uint64_t s = seed * 0x9e3779b97f4a7c15u + 1;
   int fl = dt == TALLY_F16 || dt == TALLY_BF16 || dt == TALLY_F32 || dt == TALLY_F64;
   size_t es = tally_dtype_size(dt);
@@ -217,7 +217,7 @@ static int hist_point(const bench_run *r, tally_dtype dt, int64_t n) {
     tally_job *j = &tj[k];
     memset(j, 0, sizeof *j);
     double lo, hi;
-    hist_data(x[k], dt, n, k, o->seed, &lo, &hi);
+    bench_hist_data(x[k], dt, n, k, o->seed, &lo, &hi);
     j->ctx = r->ctx;
     j->hist = 1;
     j->in = tally_array_1d(x[k], dt, n);
@@ -253,22 +253,25 @@ int bench_scan_hist(const bench_opts *o) {
   int rc = 0;
   if ((st = tally_context_describe(r.ctx, &r.info)) != TALLY_OK) {
     rc = cli_lib_error(r.ctx, st);
-  } else if (strcmp(r.info.backend, "cpu") != 0 && o->hist) {
-    cli_error("--hist: CPU devices only for now (this is %s)", r.info.backend);
-    rc = CLI_EXIT_USAGE;
   } else if (strcmp(r.info.backend, "cuda") == 0) {
     bench_utc_date(r.date, sizeof r.date);
     r.gpu = 1;
     if (bench_gpu_init(&r) != 0) {
       rc = CLI_EXIT_FAIL;
     } else {
-      bench_scan_gpu_header(&r);
-      for (int d = 0; d < o->ndtypes && rc == 0; d++)
-        if (bench_scan_gpu_dtype(&r, o->dtypes[d]) < 0) rc = CLI_EXIT_FAIL;
+      for (int pass = 0; pass < 2 && rc == 0; pass++) {
+        int hist = pass == 1;
+        if (hist ? !o->hist : !o->scan) continue;
+        bench_scan_gpu_header(&r, hist);
+        for (int d = 0; d < o->ndtypes && rc == 0; d++)
+          if ((hist ? bench_hist_gpu_dtype(&r, o->dtypes[d]) : bench_scan_gpu_dtype(&r, o->dtypes[d])) < 0)
+            rc = CLI_EXIT_FAIL;
+      }
     }
     bench_gpu_free(&r);
   } else if (strcmp(r.info.backend, "cpu") != 0) {
-    cli_error("--scan: CPU and CUDA devices only for now (this is %s)", r.info.backend);
+    cli_error("--%s: CPU and CUDA devices only for now (this is %s)", o->hist ? "hist" : "scan",
+              r.info.backend);
     rc = CLI_EXIT_USAGE;
   } else {
     bench_utc_date(r.date, sizeof r.date);

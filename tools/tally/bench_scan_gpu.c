@@ -71,8 +71,16 @@ static void row(const bench_run *r, tally_dtype dt, int64_t n, tally_accuracy ac
   fflush(stdout);
 }
 
-void bench_scan_gpu_header(const bench_run *r) {
+void bench_scan_gpu_header(const bench_run *r, int hist) {
   if (r->o->json) return;
+  if (hist) {
+    printf("# tally bench --hist: device %s (%s), %s; device arrays, L2 flushed before each "
+           "call, medians; GB/s: bytes read; x_cub: CUB's HistogramEven time / tally's (CUB %s)\n",
+           r->info.backend, r->info.device, r->date, r->cub.present ? r->cub.version : "absent");
+    printf("%-6s %6s %10s %-8s %11s %9s %11s %9s\n", "dtype", "bins", "n", "data", "median_us",
+           "GB/s", "cub_us", "x_cub");
+    return;
+  }
   printf("# tally bench --scan: device %s (%s), %s; device arrays, L2 flushed before each call, "
          "medians; copy: a device-to-device copy of the same bytes; x_cub: CUB's time / "
          "tally's (CUB %s)\n", r->info.backend, r->info.device, r->date,
@@ -147,5 +155,97 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
     tally_mem_free(r->ctx, dy);
   }
   free(copy), free(cub), free(half);
+  return rc;
+}
+
+/* Median µs of `runs` flushed tally_histogram calls; < 0 after an error line. */
+static double time_hist(const bench_run *r, const tally_array *in, const tally_hist_spec *hs,
+                        tally_array *counts, int runs) {
+  double *us = malloc((size_t)runs * sizeof *us);
+  if (!us) return cli_error("out of memory"), -1;
+  for (int k = -2; k < runs; k++) {
+    if (bench_gpu_flush(r) != 0) { free(us); return -1; }
+    int64_t t0 = bench_now_ns();
+    tally_status st = tally_histogram(r->ctx, in, NULL, hs, counts, NULL, NULL);
+    int64_t t1 = bench_now_ns();
+    if (st != TALLY_OK) { free(us); cli_lib_error(r->ctx, st); return -1; }
+    if (k >= 0) us[k] = (double)(t1 - t0) * 1e-3;
+  }
+  qsort(us, (size_t)runs, sizeof *us, cmp_double);
+  double m = runs % 2 ? us[runs / 2] : 0.5 * (us[runs / 2 - 1] + us[runs / 2]);
+  free(us);
+  return m;
+}
+
+int bench_hist_gpu_dtype(const bench_run *r, tally_dtype dt) {
+  const bench_opts *o = r->o;
+  int runs = o->timing.repeat ? o->timing.repeat : DEFAULT_RUNS, ns = o->nsizes;
+  size_t es = tally_dtype_size(dt);
+  cub_point *cub[2] = {calloc((size_t)ns, sizeof(cub_point)), calloc((size_t)ns, sizeof(cub_point))};
+  if (!cub[0] || !cub[1]) { free(cub[0]), free(cub[1]); return cli_error("out of memory"), -1; }
+  char why[256] = "";
+  for (int i = 0; i < ns; i++) cub[0][i].call_us = cub[1][i].call_us = -1;
+  if (o->no_peers) snprintf(why, sizeof why, "--no-peers");
+  else if (!r->cub.present) snprintf(why, sizeof why, "%s", r->cub.why);
+  else if (o->bins != 256 || (dt != TALLY_F32 && dt != TALLY_U8))
+    snprintf(why, sizeof why, "the CUB peer counts 256 bins of f32 or u8 only");
+  else
+    for (int k = 0; k < 2; k++)
+      cub_peer_run(&r->cub, k ? CUB_HIST_SKEW : CUB_HIST, TALLY_SUM, dt, o->sizes, ns, runs, o->seed,
+                   r->flush_bytes, r->peer_device, cub[k], why, sizeof why);
+  int rc = 0;
+  for (int i = 0; i < ns && rc == 0; i++) {
+    int64_t n = o->sizes[i];
+    void *dx = NULL, *dc = NULL, *host = NULL;
+    tally_status st = tally_mem_alloc(r->ctx, (size_t)n * es, &dx);
+    if (!st) st = tally_mem_alloc(r->ctx, (size_t)o->bins * 8, &dc);
+    if (!st && !(host = bench_alloc((size_t)n * es))) st = TALLY_ENOMEM;
+    for (int k = 0; k < 2 && !st && rc == 0; k++) {
+      double lo, hi;
+      bench_hist_data(host, dt, n, k, o->seed, &lo, &hi);
+      st = tally_mem_copy(r->ctx, dx, TALLY_MEM_DEVICE, host, TALLY_MEM_HOST, (size_t)n * es);
+      if (st) break;
+      tally_array in = tally_array_1d(dx, dt, n), counts = tally_array_1d(dc, TALLY_U64, o->bins);
+      in.mem = counts.mem = TALLY_MEM_DEVICE;
+      tally_hist_spec hs;
+      tally_hist_spec_init(&hs);
+      hs.nbins = o->bins;
+      hs.lo = lo;
+      hs.hi = hi;
+      double us = time_hist(r, &in, &hs, &counts, runs);
+      if (us < 0) { rc = -1; break; }
+      const cub_point *c = &cub[k][i];
+      double bytes = (double)n * (double)es, gbps = bytes / us * 1e-3;
+      double x = c->call_us > 0 ? c->call_us / us : -1;
+      char ns_s[32], c1[32] = "-", c2[32] = "-";
+      bench_format_n(ns_s, sizeof ns_s, n);
+      if (x > 0) snprintf(c1, sizeof c1, "%.1f", c->call_us), snprintf(c2, sizeof c2, "%.3f", x);
+      if (o->json) {
+        printf("{\"kind\":\"hist\"");
+        bench_json_str("backend", r->info.backend);
+        bench_json_str("device", r->info.device);
+        bench_json_str("date", r->date);
+        bench_json_str("dtype", tally_dtype_name(dt));
+        printf(",\"n\":%" PRId64 ",\"bins\":%" PRId64 ",\"data\":\"%s\"", n, o->bins,
+               k ? "skewed" : "uniform");
+        bench_json_num("median_us", us, 0);
+        bench_json_num("gbps", gbps, 0);
+        bench_json_num("cub_us", c->call_us, x < 0);
+        bench_json_num("speedup_cub", x, x < 0);
+        if (x < 0) bench_json_str("cub_note", why);
+        puts("}");
+      } else {
+        printf("%-6s %6" PRId64 " %10s %-8s %11.1f %9.1f %11s %9s\n", tally_dtype_name(dt), o->bins,
+               ns_s, k ? "skewed" : "uniform", us, gbps, c1, c2);
+      }
+      fflush(stdout);
+    }
+    if (st) { cli_lib_error(r->ctx, st); rc = -1; }
+    bench_free(host);
+    tally_mem_free(r->ctx, dx);
+    tally_mem_free(r->ctx, dc);
+  }
+  free(cub[0]);
+  free(cub[1]);
   return rc;
 }
