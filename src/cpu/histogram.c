@@ -131,6 +131,15 @@ static void count_lut(const hjob *j, int64_t a, int64_t b, uint64_t *restrict c,
   }
 }
 
+/* Neumaier's step: returns h + w, the error of that addition added to *lo. Once the sum
+ * is not finite (an Inf or NaN weight, or overflow) it is the plain sum's IEEE result, and
+ * the error term (Inf - Inf = NaN there) is left out. */
+static inline double neumaier(double h, double w, double *lo) {
+  double t = h + w;
+  if (isfinite(t)) *lo += fabs(h) >= fabs(w) ? (h - t) + w : (w - t) + h;
+  return t;
+}
+
 static void weigh(const hjob *j, int64_t a, int64_t b, uint64_t *c, double *s, int64_t *st) {
   int64_t nb = j->p->nbins;
   bool fast = j->p->accuracy == TALLY_ACCURACY_FAST;
@@ -142,10 +151,8 @@ static void weigh(const hjob *j, int64_t a, int64_t b, uint64_t *c, double *s, i
     double w = load_f(j->p->wdtype, j->w + i * j->bw);
     if (fast) {
       s[k] += w;
-    } else { /* Neumaier: hi + lo, the error of each addition kept in lo */
-      double h = s[k], t = h + w;
-      s[nb + k] += fabs(h) >= fabs(w) ? (h - t) + w : (w - t) + h;
-      s[k] = t;
+    } else {
+      s[k] = neumaier(s[k], w, &s[nb + k]);
     }
   }
 }
@@ -231,9 +238,7 @@ tally_status tally__cpu_histogram(tally_context *ctx, const tally__hist_problem 
         if (p->accuracy == TALLY_ACCURACY_FAST) {
           hi += ps[k];
         } else {
-          double t1 = hi + ps[k];
-          lo += fabs(hi) >= fabs(ps[k]) ? (hi - t1) + ps[k] : (ps[k] - t1) + hi;
-          hi = t1;
+          hi = neumaier(hi, ps[k], &lo);
           lo += ps[nb + k];
         }
       }
