@@ -1,7 +1,8 @@
 /* tally_histogram, the hard cases: weight sums that are not finite (±Inf weights, both in
- * one bin, finite weights whose sum overflows). Checked against tests/support/ref_scan.c
- * (bins by bisection over the documented edge formula, weights summed exactly) on random
- * data. */
+ * one bin, finite weights whose sum overflows), and even bins probed right at their edges
+ * (each edge and its neighbours above and below) over huge, ordinary, tiny and one-ulp
+ * ranges with up to 2^20 bins. Checked against tests/support/ref_scan.c (bins by
+ * bisection over the documented edge formula, weights summed exactly) on random data. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <inttypes.h>
 #include <math.h>
@@ -126,6 +127,64 @@ static void nonfinite_weights(tc_run *R) {
     }
 }
 
+/* Even bins: each edge k = k·((hi − lo)/nbins) + lo (edge nbins = hi), probed at the edge
+ * and one ulp either side, over ranges whose edges may coincide (a step below the spacing
+ * of doubles near lo), plus lo itself many times (the bin search must be bounded there). */
+static void even_edges(tc_run *R) {
+  static const struct { double lo, hi; int64_t nb; } cfg[] = {
+      {-1e300, 1e300, 1 << 20},         {-3.7, 12.9, 1000},
+      {0, 1, 3},                        {0, 1, 1},
+      {1e15, 1e15 + 1024, 1 << 20},     {1, NAN /* one ulp above lo */, 1 << 20},
+      {1e300, NAN, 65536},
+      {0, 0x1p-1064 /* 1024 subnormal ulps */, 1 << 20},
+      {-1e-300, 1e-300, 1 << 20},       {0x1p60, 0x1p60 + 0x1p28, 1 << 20},
+      {-1, 1, 65537},                   {0, 0, 0} /* random */};
+  for (size_t ci = 0; ci < sizeof cfg / sizeof *cfg; ci++) {
+    uint64_t id;
+    if (!tc_begin(R, &id)) continue;
+    tt_rng rng;
+    tt_rng_stream(&rng, R->seed, id);
+    double lo = cfg[ci].lo, hi = cfg[ci].hi;
+    int64_t nb = cfg[ci].nb;
+    if (isnan(hi)) hi = nextafter(lo, INFINITY);
+    if (nb == 0) { /* a random range and bin count */
+      lo = 100 * tt_rng_normal(&rng);
+      hi = lo + ldexp(1 + tt_rng_unit(&rng), (int)tt_rng_below(&rng, 40) - 20);
+      nb = 1 + (int64_t)tt_rng_below(&rng, 300000);
+    }
+    if (tt_rng_next(&rng) & 1) { /* mirrored */
+      double t = lo;
+      lo = -hi;
+      hi = -t;
+    }
+    double step = (hi - lo) / (double)nb;
+    int64_t probes = nb < 4096 ? nb + 1 : 20000, nlo = 30000;
+    int64_t n = 3 * (probes + 4) + nlo, m = 0;
+    double *x = tc_alloc(sizeof(double) * (size_t)n);
+    for (int64_t p = 0; p < probes + 4; p++) {
+      int64_t k = p < probes ? (nb < 4096 ? p : (int64_t)tt_rng_below(&rng, (uint64_t)nb + 1))
+                             : (p - probes) % 2 ? nb : (p - probes) * (nb - 1) / 2; /* 0, nb, nb-1 */
+      double e = k == nb ? hi : (double)k * step + lo;
+      x[m++] = e;
+      x[m++] = nextafter(e, -INFINITY);
+      x[m++] = nextafter(e, INFINITY);
+    }
+    while (m < n) x[m++] = lo;
+    for (int64_t i = n - 1; i > 0; i--) { /* shuffle */
+      int64_t j = (int64_t)tt_rng_below(&rng, (uint64_t)i + 1);
+      double t = x[i];
+      x[i] = x[j];
+      x[j] = t;
+    }
+    char desc[240];
+    snprintf(desc, sizeof desc, "case=%" PRIu64 " hist f64 even bins at their edges: nbins=%" PRId64
+             " range [%.17g, %.17g] n=%" PRId64, id, nb, lo, hi, n);
+    check_hist(R, desc, x, NULL, n, nb, lo, hi, TALLY_ACCURACY_DEFAULT, 2);
+    free(x);
+  }
+}
+
 void tc_group_hist_edges(tc_run *R) {
   nonfinite_weights(R);
+  even_edges(R);
 }
