@@ -368,8 +368,10 @@ static tally_status user_scan(tally_context *ctx, const tally__scan_problem *p, 
   tally__cpu_ctx *c = (tally__cpu_ctx *)ctx;
   const tally_user_op *u = p->uop;
   size_t sz = u->size;
-  user_job j = {p, u, in, out, (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK, NULL, NULL,
-                p->init ? p->init : u->identity};
+  /* init and the identity are copied first: init may lie in out (and be overwritten). */
+  unsigned char start[256];
+  memcpy(start, p->init ? p->init : u->identity, sz);
+  user_job j = {p, u, in, out, (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK, NULL, NULL, start};
   if (!go_parallel(c, p->n * (int64_t)sz, j.nchunks)) {
     unsigned char carry[256], tot[256];
     memcpy(carry, j.start, sz);
