@@ -480,9 +480,13 @@ typedef enum {
 typedef struct {
   int64_t nbins;              /**< 1 .. 2^30 */
   double lo, hi;              /**< even bins over [lo, hi]: finite, lo < hi */
-  const double *edges;        /**< NULL, or nbins + 1 finite, strictly increasing edges */
+  const double *edges;        /**< NULL, or nbins + 1 finite, strictly increasing edges;
+                                   must not overlap counts or weight_sums (TALLY_EINVAL) */
   int auto_range;             /**< 1: lo and hi are the input's min and max (a MINMAX pass
-                                   first; NaNs skipped; max = min widens to ±0.5) */
+                                   first; NaNs skipped; max = min = v widens to v ± 0.5, or
+                                   to the next doubles below and above v where v ± 0.5
+                                   rounds to v (|v| >= 2^52), so that lo < hi always; at
+                                   ±DBL_MAX the side that would overflow stays v) */
   tally_hist_outside outside; /**< default TALLY_HIST_DROP */
   tally_accuracy accuracy;    /**< weights: DEFAULT compensated sums, FAST plain f64 */
 } tally_hist_spec;
