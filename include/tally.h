@@ -402,14 +402,17 @@ TALLY_API tally_status tally_reduce_user(tally_context *ctx, const tally_user_op
 typedef struct {
   int exclusive;           /**< 0 (default): out[i] includes in[i]; 1: out[i] stops before it */
   const void *init;        /**< NULL, or one value of the result dtype (AFFINE: a pair (a, b);
-                                user scans: uop->size bytes) that every segment starts from */
+                                user scans: uop->size bytes) that every segment starts from.
+                                Copied before anything is written: it may lie in out */
   tally_accuracy accuracy; /**< default TALLY_ACCURACY_DEFAULT */
   tally_nan nan;           /**< PROPAGATE (default); IGNORE: float NaNs count as the op's
                                 identity (numpy's nancumsum, nancumprod; fmin/fmax) */
   const uint8_t *flags;    /**< segments by head flags: n bytes, nonzero at i starts a new
-                                segment at element i (element 0 always starts one); or NULL */
+                                segment at element i (element 0 always starts one); or NULL.
+                                Must not overlap out (TALLY_EINVAL) */
   const int64_t *offsets;  /**< segments by offsets: nsegments + 1 non-decreasing values,
-                                offsets[0] = 0 and offsets[nsegments] = n; or NULL */
+                                offsets[0] = 0 and offsets[nsegments] = n; or NULL. Must not
+                                overlap out (TALLY_EINVAL) */
   int64_t nsegments;       /**< with offsets: the number of segments */
 } tally_scan_options;
 
@@ -433,7 +436,9 @@ TALLY_API void tally_scan_options_init(tally_scan_options *opt);
  * @param out  n values of the result dtype: SUM, PROD, AFFINE: tally_result_dtype(op,
  *             in->dtype); MIN, MAX: the input dtype. AFFINE: 2 values (A, B) per element,
  *             1-D of 2n or 2-D [n, 2]. out may be exactly in (same address, dtype and
- *             stride: in place; AFFINE: (A, B) over (a, b)) but must not overlap it otherwise.
+ *             stride: in place; AFFINE: (A, B) over (a, b)) but must not overlap it otherwise;
+ *             its values must not overlap one another (e.g. 2-D strides with a 0, or
+ *             AFFINE's B of row i on A of row i + 1): TALLY_EINVAL naming out.
  * @param opt  NULL for the defaults
  * @return TALLY_OK; TALLY_EINVAL (message names the argument and its value);
  *         TALLY_EUNSUPPORTED (op, dtype, or a device array on a backend without scans).
@@ -475,9 +480,13 @@ typedef enum {
 typedef struct {
   int64_t nbins;              /**< 1 .. 2^30 */
   double lo, hi;              /**< even bins over [lo, hi]: finite, lo < hi */
-  const double *edges;        /**< NULL, or nbins + 1 finite, strictly increasing edges */
+  const double *edges;        /**< NULL, or nbins + 1 finite, strictly increasing edges;
+                                   must not overlap counts or weight_sums (TALLY_EINVAL) */
   int auto_range;             /**< 1: lo and hi are the input's min and max (a MINMAX pass
-                                   first; NaNs skipped; max = min widens to ±0.5) */
+                                   first; NaNs skipped; max = min = v widens to v ± 0.5, or
+                                   to the next doubles below and above v where v ± 0.5
+                                   rounds to v (|v| >= 2^52), so that lo < hi always; at
+                                   ±DBL_MAX the side that would overflow stays v) */
   tally_hist_outside outside; /**< default TALLY_HIST_DROP */
   tally_accuracy accuracy;    /**< weights: DEFAULT compensated sums, FAST plain f64 */
 } tally_hist_spec;

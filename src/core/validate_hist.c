@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MAX_BINS ((int64_t)1 << 30)
@@ -139,6 +140,18 @@ tally_status tally__validate_hist(tally_context *ctx, const tally_array *in,
       return tally__fail(ctx, TALLY_EINVAL, "weight_sums: its memory overlaps counts (%p)",
                          counts->data);
   }
+  /* The edges are read while the outputs are written (host memory, like spec). */
+  if (spec->edges) {
+    tally_array e = tally_array_1d((void *)spec->edges, TALLY_F64, nb + 1);
+    tally__layout Le;
+    if ((s = tally__array_layout(ctx, "spec->edges", &e, &Le))) return s;
+    if (tally__overlaps(&e, &Le, counts, &Lc, h))
+      return tally__fail(ctx, TALLY_EINVAL, "spec->edges: %p overlaps counts (%p)",
+                         (const void *)spec->edges, counts->data);
+    if (weight_sums && tally__overlaps(&e, &Le, weight_sums, &Ls, h))
+      return tally__fail(ctx, TALLY_EINVAL, "spec->edges: %p overlaps weight_sums (%p)",
+                         (const void *)spec->edges, weight_sums->data);
+  }
   return TALLY_OK;
 }
 
@@ -161,7 +174,9 @@ static double to_double(tally_dtype t, const void *v) {
 }
 
 /* The automatic range: MINMAX with NaNs skipped, on the context's own backend (device
- * arrays stay where they are). Empty or all-NaN input: [0, 1]; min = max: ±0.5 (numpy). */
+ * arrays stay where they are). Empty or all-NaN input: [0, 1]; min = max: ±0.5 (numpy),
+ * or one ulp either way where ±0.5 rounds back to the value (|v| >= 2^52), so that lo <
+ * hi always (at ±DBL_MAX the bound that would overflow stays the value). */
 static tally_status auto_range(tally_context *ctx, const tally_array *in, tally__hist_problem *p) {
   double lo = 0, hi = 1;
   if (p->n > 0) {
@@ -171,7 +186,11 @@ static tally_status auto_range(tally_context *ctx, const tally_array *in, tally_
     tally_options_init(&o);
     o.nan = TALLY_NAN_IGNORE;
     tally_status s = tally_reduce(ctx, TALLY_MINMAX, in, NULL, &out, &o);
-    if (s) return tally__fail(ctx, s, "spec->auto_range: the MINMAX pass failed: %s", tally_errmsg(ctx));
+    if (s) { /* the message is in ctx's own slot: copied before formatting into it */
+      char why[TALLY_ERRMSG_MAX];
+      snprintf(why, sizeof why, "%s", tally_errmsg(ctx));
+      return tally__fail(ctx, s, "spec->auto_range: the MINMAX pass failed: %s", why);
+    }
     size_t es = tally_dtype_size(in->dtype);
     double a = to_double(in->dtype, mm), b = to_double(in->dtype, mm + es);
     if (!isnan(a)) {
@@ -180,7 +199,12 @@ static tally_status auto_range(tally_context *ctx, const tally_array *in, tally_
                            "not finite; give lo and hi, or edges", a, b);
       lo = a;
       hi = b;
-      if (lo == hi) { lo -= 0.5; hi += 0.5; }
+      if (lo == hi) {
+        lo = a - 0.5 < a ? a - 0.5 : nextafter(a, -INFINITY);
+        hi = b + 0.5 > b ? b + 0.5 : nextafter(b, INFINITY);
+        if (isinf(lo)) lo = a;
+        if (isinf(hi)) hi = b;
+      }
       if (!isfinite(hi - lo))
         return tally__fail(ctx, TALLY_EINVAL, "spec->auto_range: the input's range [%g, %g] is "
                            "wider than a double holds; give edges", lo, hi);

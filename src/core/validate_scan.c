@@ -58,6 +58,39 @@ static tally_status check_alias(tally_context *ctx, const char *arg, const tally
                      "in place (the same address, dtype and stride)", arg, a->data);
 }
 
+/* out's n x W values must be n·W distinct elements (value (i, w) at i·so0 + w·so1). */
+static tally_status check_out_self(tally_context *ctx, const tally__scan_problem *p) {
+  int64_t n = p->n, s0 = p->so0, s1 = p->so1;
+  bool overlap = n > 1 && s0 == 0;
+  if (p->width == 2 && n > 0) {
+    if (s1 == 0) overlap = true;
+    else if (s0 != 0 && s1 % s0 == 0 && (s1 / s0 <= n - 1 && s1 / s0 >= -(n - 1))) overlap = true;
+  }
+  if (!overlap) return TALLY_OK;
+  return tally__fail(ctx, TALLY_EINVAL, "out: strides %" PRId64 " (elements) and %" PRId64 " (values) "
+                     "make its %" PRId64 " x %d values overlap one another", s0, s1, n, p->width);
+}
+
+/* Does [a, a + len) meet [b0, b1)? */
+static bool meets(const void *a, int64_t len, intptr_t b0, intptr_t b1) {
+  return a && len > 0 && (intptr_t)a < b1 && b0 < (intptr_t)a + (intptr_t)len;
+}
+
+/* The segment options are read while out is written: they must not overlap it (out's
+ * bytes: [o0, o1)). init is copied before anything is written: it may lie anywhere. */
+static tally_status check_opt_alias(tally_context *ctx, const tally__scan_problem *p, intptr_t o0,
+                                    intptr_t o1) {
+  if (meets(p->flags, p->n, o0, o1))
+    return tally__fail(ctx, TALLY_EINVAL, "opt->flags: %p overlaps out (the flags would be "
+                       "overwritten while the scan reads them)", (const void *)p->flags);
+  int64_t ob;
+  if (p->offsets && (__builtin_mul_overflow(p->nsegments + 1, (int64_t)sizeof(int64_t), &ob) ||
+                     meets(p->offsets, ob, o0, o1)))
+    return tally__fail(ctx, TALLY_EINVAL, "opt->offsets: %p overlaps out (the offsets would be "
+                       "overwritten while the scan reads them)", (const void *)p->offsets);
+  return TALLY_OK;
+}
+
 static tally_status check_common(tally_context *ctx, const tally_scan_options *opt,
                                  tally__scan_problem *p) {
   tally_scan_options o;
@@ -162,8 +195,12 @@ tally_status tally__validate_scan(tally_context *ctx, tally_op op, const tally_a
     p->so1 = Lout.strides[1];
   }
   p->out_mem = out->mem;
+  if ((s = check_out_self(ctx, p))) return s;
   if ((s = check_alias(ctx, "in", in, &Lin, out, &Lout, p, 0))) return s;
   if (in2 && (s = check_alias(ctx, "in2", in2, &Lin2, out, &Lout, p, 1))) return s;
+  if (n > 0 && !(ctx->backend->device_handles && out->mem == TALLY_MEM_DEVICE) &&
+      (s = check_opt_alias(ctx, p, (intptr_t)out->data + Lout.lo, (intptr_t)out->data + Lout.hi)))
+    return s;
   return TALLY_OK;
 }
 
@@ -213,6 +250,12 @@ static tally_status validate_user(tally_context *ctx, const tally_user_op *uop, 
   tally_status s = check_common(ctx, opt, p);
   p->accuracy = TALLY_ACCURACY_DEFAULT;
   p->nan = TALLY_NAN_PROPAGATE;
+  if (!s && n > 0) {
+    int64_t span = (n - 1) * out_stride * es; /* checked above */
+    intptr_t o0 = (intptr_t)out + (span < 0 ? (intptr_t)span : 0);
+    intptr_t o1 = (intptr_t)out + (span > 0 ? (intptr_t)span : 0) + (intptr_t)es;
+    s = check_opt_alias(ctx, p, o0, o1);
+  }
   return s;
 }
 

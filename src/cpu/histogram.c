@@ -45,31 +45,49 @@ static inline double even_edge(const hjob *j, int64_t k) {
   return k == j->p->nbins ? j->hi : (double)k * j->step + j->lo;
 }
 
+/* Even bins, lo <= v <= hi: the largest k < nbins with even_edge(k) <= v (the edges do
+ * not decrease; several may be equal where the step is below the spacing of doubles near
+ * lo). The guess from (v - lo)·scale is off by at most a bin where the edges are apart
+ * (a few roundings); where it is not confirmed within a step, bisection over the edges
+ * (at most 31 steps for 2^30 bins) decides, never a walk over many bins. */
+static inline int64_t even_bin(const hjob *j, double v) {
+  int64_t nb = j->p->nbins;
+  double f = (v - j->lo) * j->scale; /* >= 0, or NaN where scale overflowed */
+  int64_t k = f < (double)nb ? (int64_t)f : nb - 1;
+  if (v >= even_edge(j, k)) {
+    if (k == nb - 1 || v < even_edge(j, k + 1)) return k;
+    if (k + 1 == nb - 1 || v < even_edge(j, k + 2)) return k + 1;
+  } else if (k > 0 && v >= even_edge(j, k - 1)) {
+    return k - 1;
+  }
+  int64_t a = 0, b = nb; /* even_edge(a) <= v; b == nb or v < even_edge(b) */
+  while (b - a > 1) {
+    int64_t mid = a + (b - a) / 2;
+    if (v >= even_edge(j, mid)) a = mid;
+    else b = mid;
+  }
+  return a;
+}
+
 /* The bin of v, or OUT_*: bin k holds edge[k] <= v < edge[k+1], the last bin also v == hi. */
 static inline int64_t bin_of(const hjob *j, double v) {
   if (v != v) return OUT_NAN;
   const double *e = j->e;
   int64_t nb = j->p->nbins;
-  int64_t k;
   if (!e) {
     if (v < j->lo) return OUT_BELOW;
     if (v > j->hi) return OUT_ABOVE;
-    double f = (v - j->lo) * j->scale; /* a guess, corrected against the edges below */
-    k = f < (double)nb ? (int64_t)f : nb - 1;
-    while (k > 0 && v < even_edge(j, k)) k--;
-    while (k < nb - 1 && v >= even_edge(j, k + 1)) k++;
-  } else {
-    if (v < e[0]) return OUT_BELOW;
-    if (v > e[nb]) return OUT_ABOVE;
-    int64_t lo = 0, hi = nb; /* e[lo] <= v, and v < e[hi] unless v == e[nb] */
-    while (hi - lo > 1) {
-      int64_t mid = lo + (hi - lo) / 2;
-      if (v >= e[mid]) lo = mid;
-      else hi = mid;
-    }
-    k = lo;
+    return even_bin(j, v);
   }
-  return k;
+  if (v < e[0]) return OUT_BELOW;
+  if (v > e[nb]) return OUT_ABOVE;
+  int64_t lo = 0, hi = nb; /* e[lo] <= v, and v < e[hi] unless v == e[nb] */
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (v >= e[mid]) lo = mid;
+    else hi = mid;
+  }
+  return lo;
 }
 
 static double load_f(tally_dtype t, const char *p) {
@@ -131,6 +149,15 @@ static void count_lut(const hjob *j, int64_t a, int64_t b, uint64_t *restrict c,
   }
 }
 
+/* Neumaier's step: returns h + w, the error of that addition added to *lo. Once the sum
+ * is not finite (an Inf or NaN weight, or overflow) it is the plain sum's IEEE result, and
+ * the error term (Inf - Inf = NaN there) is left out. */
+static inline double neumaier(double h, double w, double *lo) {
+  double t = h + w;
+  if (isfinite(t)) *lo += fabs(h) >= fabs(w) ? (h - t) + w : (w - t) + h;
+  return t;
+}
+
 static void weigh(const hjob *j, int64_t a, int64_t b, uint64_t *c, double *s, int64_t *st) {
   int64_t nb = j->p->nbins;
   bool fast = j->p->accuracy == TALLY_ACCURACY_FAST;
@@ -142,10 +169,8 @@ static void weigh(const hjob *j, int64_t a, int64_t b, uint64_t *c, double *s, i
     double w = load_f(j->p->wdtype, j->w + i * j->bw);
     if (fast) {
       s[k] += w;
-    } else { /* Neumaier: hi + lo, the error of each addition kept in lo */
-      double h = s[k], t = h + w;
-      s[nb + k] += fabs(h) >= fabs(w) ? (h - t) + w : (w - t) + h;
-      s[k] = t;
+    } else {
+      s[k] = neumaier(s[k], w, &s[nb + k]);
     }
   }
 }
@@ -231,9 +256,7 @@ tally_status tally__cpu_histogram(tally_context *ctx, const tally__hist_problem 
         if (p->accuracy == TALLY_ACCURACY_FAST) {
           hi += ps[k];
         } else {
-          double t1 = hi + ps[k];
-          lo += fabs(hi) >= fabs(ps[k]) ? (hi - t1) + ps[k] : (ps[k] - t1) + hi;
-          hi = t1;
+          hi = neumaier(hi, ps[k], &lo);
           lo += ps[nb + k];
         }
       }

@@ -8,8 +8,15 @@
  * writing the output). Pass 1 of the chunk a thread will likely take next (c + threads)
  * runs interleaved with pass 2 of chunk c, so memory is read once (pass 2 finds its chunk
  * in the cache) and written once, as a copy does, and reading overlaps computing. A task
- * that finds an earlier chunk's total or carry unpublished computes it itself (decoupled
- * look-back, with the same bits) instead of waiting for a thread that may be descheduled.
+ * that finds an earlier chunk's carry unpublished computes it itself (decoupled look-back,
+ * with the same bits) instead of waiting for a thread that may be descheduled.
+ *
+ * A chunk's total is computed once, from its input, by whoever claims it first (its own
+ * task, the fused pass 1, or a look-back); others wait for it to be published. A chunk's
+ * task writes its outputs only once its total is published, so in place (out == in) no
+ * one ever reads input that may already be overwritten. The wait is bounded: a claimant
+ * waits for nothing while it holds a claim (it reduces the chunk, or scans its own chunk
+ * with the claimed one's pass 1 fused in), so no cycle of waits can form.
  *
  * On one thread the same chunks run in order, pass 2 alone (it yields the chunk's total
  * too), so every thread count gives the same bits.
@@ -24,6 +31,13 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define CPU_RELAX() _mm_pause()
+#else
+#define CPU_RELAX() ((void)0)
+#endif
 
 #define SCAN_CHUNK ((int64_t)1 << 15)
 /* Pass 2 runs in pieces of this many elements, each followed by the same amount of the
@@ -48,7 +62,7 @@ typedef struct {
   _Atomic int *ready;     /* carry[c]: 0 unknown, 1 being written, 2 published */
   tally__sacc *agg;       /* each chunk's pass-1 total (of its last run) */
   int *agg_heads;         /* ... and whether it holds a segment head */
-  _Atomic int *agg_state; /* 0 unknown, 1 being written, 2 published */
+  _Atomic int *agg_state; /* 0 unclaimed, 1 claimed (being computed), 2 published */
 } scan_job;
 
 /* ------------------------------------------------------------ segment heads */
@@ -136,13 +150,18 @@ static int pass1_step(const scan_job *j, pass1_t *q) {
   return 1;
 }
 
-static void publish_agg(scan_job *j, int64_t m, const tally__sacc *tot, int heads) {
+/* Claim chunk m's total: 1 if the caller is now the one to compute and publish it. */
+static int claim_agg(scan_job *j, int64_t m) {
   int expect = 0;
-  if (atomic_compare_exchange_strong(&j->agg_state[m], &expect, 1)) {
-    j->agg[m] = *tot;
-    j->agg_heads[m] = heads;
-    atomic_store_explicit(&j->agg_state[m], 2, memory_order_release);
-  }
+  return atomic_load_explicit(&j->agg_state[m], memory_order_relaxed) == 0 &&
+         atomic_compare_exchange_strong(&j->agg_state[m], &expect, 1);
+}
+
+/* By the claimant only. */
+static void publish_agg(scan_job *j, int64_t m, const tally__sacc *tot, int heads) {
+  j->agg[m] = *tot;
+  j->agg_heads[m] = heads;
+  atomic_store_explicit(&j->agg_state[m], 2, memory_order_release);
 }
 
 /* Pass 2: scan chunk c from `carry`; returns in *tot the total of its last run, and
@@ -157,8 +176,7 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
   tally__sacc acc = (lo == 0 || (heads && last_head(j->p, lo, lo + 1) == lo)) ? j->start : *carry;
   int64_t nx = c + ahead;
   pass1_t q;
-  int fuse = ahead > 0 && nx + 1 < j->nchunks &&
-             atomic_load_explicit(&j->agg_state[nx], memory_order_acquire) == 0;
+  int fuse = ahead > 0 && nx + 1 < j->nchunks && claim_agg(j, nx);
   if (fuse) pass1_begin(j, nx, &q);
   else if (ahead > 0 && nx < j->nchunks) /* the last chunk needs no total: just fetch it */
     prefetch(j, nx * SCAN_CHUNK, nx * SCAN_CHUNK + SCAN_CHUNK < j->p->n ? nx * SCAN_CHUNK + SCAN_CHUNK : j->p->n);
@@ -198,16 +216,22 @@ static tally__sacc next_carry(const scan_job *j, const tally__sacc *carry, const
   return r;
 }
 
-/* A chunk's aggregate (pass 1), computed by its task or by any task that needs it first:
- * the same bits whoever computes it, published once. */
+/* A chunk's aggregate (pass 1), computed by whichever task claims it first (the same bits
+ * whoever computes it), published once. Claimed by another: wait for it. That claimant
+ * waits for nothing until it publishes, and chunk m's input is intact until then (chunk
+ * m's task writes only after), so recomputing it here instead could read outputs. */
 static void get_agg(scan_job *j, int64_t m, tally__sacc *tot, int *heads) {
-  if (atomic_load_explicit(&j->agg_state[m], memory_order_acquire) == 2) {
-    *tot = j->agg[m];
-    *heads = j->agg_heads[m];
+  if (claim_agg(j, m)) {
+    *heads = reduce_chunk(j, m, tot);
+    publish_agg(j, m, tot, *heads);
     return;
   }
-  *heads = reduce_chunk(j, m, tot);
-  publish_agg(j, m, tot, *heads);
+  for (int spins = 0; atomic_load_explicit(&j->agg_state[m], memory_order_acquire) != 2; spins++) {
+    if (spins < 64) CPU_RELAX();
+    else sched_yield();
+  }
+  *tot = j->agg[m];
+  *heads = j->agg_heads[m];
 }
 
 static void put_carry(scan_job *j, int64_t c, const tally__sacc *v) {
@@ -240,7 +264,10 @@ static void chain_task(void *arg, int64_t c) {
   scan_job *j = arg;
   tally__sacc tot;
   int heads = 0;
-  if (c + 1 < j->nchunks) get_agg(j, c, &tot, &heads); /* usually done: see scan_chunk */
+  /* Usually done (see scan_chunk). Before writing: in place, the outputs overwrite the
+   * input that a claimant of this total may still be reading (the last chunk's total is
+   * never needed, nor read). */
+  if (c + 1 < j->nchunks) get_agg(j, c, &tot, &heads);
   tally__sacc carry = get_carry(j, c);
   if (c + 1 < j->nchunks) {
     tally__sacc next = next_carry(j, &carry, &tot, heads);
@@ -341,8 +368,10 @@ static tally_status user_scan(tally_context *ctx, const tally__scan_problem *p, 
   tally__cpu_ctx *c = (tally__cpu_ctx *)ctx;
   const tally_user_op *u = p->uop;
   size_t sz = u->size;
-  user_job j = {p, u, in, out, (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK, NULL, NULL,
-                p->init ? p->init : u->identity};
+  /* init and the identity are copied first: init may lie in out (and be overwritten). */
+  unsigned char start[256];
+  memcpy(start, p->init ? p->init : u->identity, sz);
+  user_job j = {p, u, in, out, (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK, NULL, NULL, start};
   if (!go_parallel(c, p->n * (int64_t)sz, j.nchunks)) {
     unsigned char carry[256], tot[256];
     memcpy(carry, j.start, sz);

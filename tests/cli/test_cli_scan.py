@@ -134,6 +134,24 @@ def group_scan(t):
     t.bad(["scan", "sum", p, "-o", t.path("no/such/dir/o.npy")], 1, "o.npy", "cannot create")
     t.bad(["scan", "affine", pa, t.write("b2.npy", npy("<i8", (2,), pack("q", [1, 1])))], 1, "b2.npy", "same")
     t.bad(["scan", "sum", p, "--nan", "sometimes"], 2, "--nan sometimes")
+
+    # --init must fit the result dtype exactly: never truncated or wrapped.
+    t.bad(["scan", "max", p8, "--init", "300"], 2, "--init 300", "u8", "range", "0..255")
+    t.bad(["scan", "max", p8, "--init", "-1"], 2, "--init -1", "u8", "range")
+    t.bad(["scan", "max", p8, "--init", "2.5"], 2, "--init 2.5", "u8", "integer")
+    pi8 = t.write("i8.npy", npy("|i1", (3,), bytes([1, 2, 3])))
+    t.bad(["scan", "max", pi8, "--init", "1e3"], 2, "--init 1e3", "integer")
+    t.bad(["scan", "max", pi8, "--init", "128"], 2, "--init 128", "i8", "-128..127")
+    pq = t.write("q.npy", npy("<i8", (2,), pack("q", [1, 2])))
+    t.bad(["scan", "sum", pq, "--init", "9223372036854775808"], 2, "--init 9223372036854775808", "i64", "range")
+    pf4 = t.write("f4.npy", npy("<f4", (3,), pack("f", [1.5, -2.0, 3.25])))
+    t.bad(["scan", "min", pf4, "--init", "1e40"], 2, "--init 1e40", "f32", "range")
+    t.bad(["scan", "sum", p, "--init", "1e400"], 2, "--init 1e400", "f64", "range")
+    t.bad(["scan", "affine", pa, pb, "--init", "1,1e30"], 2, "--init 1,1e30", "1e30", "integer")
+    # in range, and at its ends: accepted exactly
+    t.json(["scan", "max", p8, "--init", "255"], lambda j: None if j["result"] == [255] * 4 else "got %s" % j["result"])
+    t.json(["scan", "min", pi8, "--init", "-128"], lambda j: None if j["result"] == [-128] * 3 else "got %s" % j["result"])
+    t.json(["scan", "min", pf4, "--init", "-3e38"], lambda j: None if f32(j["result"][0]) == f32(-3e38) else "got %s" % j["result"])
     return 0
 
 

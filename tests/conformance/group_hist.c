@@ -370,4 +370,5 @@ void tc_group_hist(tc_run *R) {
                  TALLY_ACCURACY_DEFAULT, 1};
     run_on(R, R->ctx, "device arrays", &c, id, NULL, NULL, 1);
   }
+  tc_group_hist_edges(R);
 }

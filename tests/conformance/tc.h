@@ -138,6 +138,7 @@ void tc_group_user(tc_run *R);      /* tally_reduce_user */
 void tc_group_huge(tc_run *R);      /* 2^24 ± 1 for a few combinations */
 void tc_group_scan(tc_run *R);      /* tally_scan, tally_scan_user */
 void tc_group_hist(tc_run *R);      /* tally_histogram */
+void tc_group_hist_edges(tc_run *R); /* histograms: non-finite weight sums, bin edges */
 
 /* Small helpers. */
 void *tc_alloc(size_t bytes); /* 64-byte aligned, zeroed; exits on failure */

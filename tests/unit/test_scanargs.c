@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rng.h"
 #include "tally.h"
 
 static tally_context *ctx;
@@ -136,6 +137,131 @@ static void scan_args(void) {
   EXPECT(tally_scan(ctx, TALLY_SUM, &a, NULL, &e, NULL), TALLY_OK, "");
 }
 
+/* Overlaps that must be refused: out over itself (its values would share memory), and
+ * the segment options inside out (overwritten while they are read). */
+static void scan_overlaps(void) {
+  _Alignas(64) float x[16], y[16], o[128];
+  _Alignas(64) int64_t io[64];
+  for (int i = 0; i < 16; i++) x[i] = (float)i + 0.25f, y[i] = 2.0f;
+  tally_array in = tally_array_1d(x, TALLY_F32, 16), in2 = tally_array_1d(y, TALLY_F32, 16);
+  tally_array a = tally_array_2d(o, TALLY_F32, 16, 1);
+  a.strides[0] = 0, a.strides[1] = 1; /* every row at o[0] */
+  EXPECT(tally_scan(ctx, TALLY_SUM, &in, NULL, &a, NULL), TALLY_EINVAL, "out", "overlap one another");
+  a = tally_array_2d(o, TALLY_F32, 16, 2);
+  a.strides[0] = 1, a.strides[1] = 1; /* (i, 1) is (i + 1, 0) */
+  EXPECT(tally_scan(ctx, TALLY_AFFINE, &in, &in2, &a, NULL), TALLY_EINVAL, "out", "overlap one another");
+  a.strides[0] = 0, a.strides[1] = 1;
+  EXPECT(tally_scan(ctx, TALLY_AFFINE, &in, &in2, &a, NULL), TALLY_EINVAL, "out", "strides 0");
+  a.strides[0] = 2, a.strides[1] = 0;
+  EXPECT(tally_scan(ctx, TALLY_AFFINE, &in, &in2, &a, NULL), TALLY_EINVAL, "out", "overlap one another");
+  a.strides[0] = -3, a.strides[1] = 45; /* (15, 1) is (0, 0) */
+  a.data = o + 64;
+  EXPECT(tally_scan(ctx, TALLY_AFFINE, &in, &in2, &a, NULL), TALLY_EINVAL, "out", "overlap one another");
+  a.strides[0] = 1, a.strides[1] = 16; /* A's then B's: no overlap */
+  a.data = o;
+  EXPECT(tally_scan(ctx, TALLY_AFFINE, &in, &in2, &a, NULL), TALLY_OK, "");
+  a.strides[0] = -3, a.strides[1] = 48;
+  a.data = o + 48;
+  EXPECT(tally_scan(ctx, TALLY_AFFINE, &in, &in2, &a, NULL), TALLY_OK, "");
+  /* flags and offsets inside out, in place or not */
+  tally_scan_options so;
+  tally_scan_options_init(&so);
+  tally_array li = tally_array_1d(io, TALLY_I64, 16), lo = tally_array_1d(io + 16, TALLY_I64, 16);
+  for (int i = 0; i < 64; i++) io[i] = 0;
+  so.flags = (const uint8_t *)(io + 20);
+  EXPECT(tally_scan(ctx, TALLY_SUM, &li, NULL, &lo, &so), TALLY_EINVAL, "opt->flags");
+  so.flags = (const uint8_t *)(io + 2);
+  EXPECT(tally_scan(ctx, TALLY_SUM, &li, NULL, &li, &so), TALLY_EINVAL, "opt->flags");
+  EXPECT(tally_scan(ctx, TALLY_SUM, &li, NULL, &lo, &so), TALLY_OK, ""); /* in in: read only */
+  so.flags = (const uint8_t *)(io + 32);
+  EXPECT(tally_scan(ctx, TALLY_SUM, &li, NULL, &lo, &so), TALLY_OK, "");
+  tally_scan_options_init(&so);
+  int64_t *off = io + 28; /* {0, 16}: offsets[1] is out's last value */
+  off[0] = 0, off[1] = 16;
+  so.offsets = off;
+  so.nsegments = 1;
+  EXPECT(tally_scan(ctx, TALLY_SUM, &li, NULL, &lo, &so), TALLY_EINVAL, "opt->offsets");
+  off = io + 40;
+  off[0] = 0, off[1] = 16;
+  so.offsets = off;
+  EXPECT(tally_scan(ctx, TALLY_SUM, &li, NULL, &lo, &so), TALLY_OK, "");
+}
+
+/* init may lie in out: it is read before anything is written. Random values (the run's
+ * seed), segments, against a serial scan here. */
+typedef struct { uint64_t a, b; } aff64;
+static void aff_combine(void *acc, const void *x, void *user) {
+  (void)user;
+  aff64 *p = acc;
+  const aff64 *q = x;
+  aff64 r = {q->a * p->a, q->a * p->b + q->b};
+  *p = r;
+}
+
+static void init_in_out(tt_rng *rng) {
+  enum { N = 3000 };
+  static aff64 d[N], want[N];
+  static uint8_t flags[N];
+  static int64_t xi[N], oi[N], wi[N];
+  aff64 ident = {1, 0};
+  tally_user_op u = {sizeof(aff64), &ident, aff_combine, NULL, 0};
+  for (int inplace = 0; inplace < 2; inplace++) {
+    static aff64 out[N];
+    for (int i = 0; i < N; i++) {
+      d[i].a = tt_rng_next(rng) | 1, d[i].b = tt_rng_next(rng);
+      flags[i] = tt_rng_below(rng, 100) == 0;
+      out[i].a = out[i].b = 0xa5a5a5a5a5a5a5a5u;
+    }
+    aff64 *o = inplace ? d : out;
+    aff64 init = {tt_rng_next(rng) | 1, tt_rng_next(rng)}, acc = init;
+    for (int i = 0; i < N; i++) {
+      if (i > 0 && flags[i]) acc = init;
+      aff_combine(&acc, &d[i], NULL);
+      want[i] = acc;
+    }
+    o[7] = init; /* in place: element 7 becomes init (the reference saw the old one) */
+    if (inplace) {
+      acc = init;
+      for (int i = 0; i < N; i++) {
+        if (i > 0 && flags[i]) acc = init;
+        aff_combine(&acc, &d[i], NULL);
+        want[i] = acc;
+      }
+    }
+    tally_scan_options so;
+    tally_scan_options_init(&so);
+    so.init = &o[7];
+    so.flags = flags;
+    EXPECT(tally_scan_user(ctx, &u, d, N, 1, o, 1, &so), TALLY_OK, "");
+    int bad = -1;
+    for (int i = 0; i < N && bad < 0; i++)
+      if (o[i].a != want[i].a || o[i].b != want[i].b) bad = i;
+    CHECK(bad < 0, "user scan with init in out (inplace=%d): element %d differs from the serial scan",
+          inplace, bad);
+  }
+  /* the same with a built-in SUM of i64, init at out[0] */
+  uint64_t acc = 0;
+  int64_t init = (int64_t)tt_rng_next(rng);
+  for (int i = 0; i < N; i++) {
+    xi[i] = (int64_t)tt_rng_next(rng);
+    flags[i] = tt_rng_below(rng, 50) == 0;
+    oi[i] = (int64_t)0xa5a5a5a5a5a5a5a5u;
+  }
+  for (int i = 0; i < N; i++) {
+    if (i == 0 || flags[i]) acc = (uint64_t)init;
+    acc += (uint64_t)xi[i];
+    wi[i] = (int64_t)acc;
+  }
+  oi[0] = init;
+  tally_scan_options so;
+  tally_scan_options_init(&so);
+  so.init = &oi[0];
+  so.flags = flags;
+  tally_array xa = tally_array_1d(xi, TALLY_I64, N), oa = tally_array_1d(oi, TALLY_I64, N);
+  EXPECT(tally_scan(ctx, TALLY_SUM, &xa, NULL, &oa, &so), TALLY_OK, "");
+  CHECK(memcmp(oi, wi, sizeof oi) == 0, "SUM i64 with init at out[0]: differs from the serial scan");
+}
+
 typedef struct { uint32_t v; } u32s;
 static void add32(void *acc, const void *x, void *user) {
   (void)user;
@@ -143,7 +269,8 @@ static void add32(void *acc, const void *x, void *user) {
 }
 
 static void user_args(void) {
-  u32s d[16], o[16], id = {0};
+  _Alignas(16) u32s d[16], o[16];
+  u32s id = {0};
   memset(d, 1, sizeof d);
   tally_user_op u = {sizeof(u32s), &id, add32, NULL, 1};
   EXPECT(tally_scan_user(ctx, &u, d, 16, 0, o, 0, NULL), TALLY_OK, "");
@@ -165,6 +292,22 @@ static void user_args(void) {
   EXPECT(tally_scan_user(ctx, &u, d, 8, 1, d + 1, 1, NULL), TALLY_EINVAL, "out", "overlaps data");
   EXPECT(tally_scan_user(ctx, &u, d, 8, 2, d, 1, NULL), TALLY_EINVAL, "out", "overlaps data");
   EXPECT(tally_scan_user(ctx, &u, d, INT64_MAX / 2, 4, o, 0, NULL), TALLY_EINVAL, "stride", "overflows");
+  /* flags inside out (data read only: fine) */
+  tally_scan_options so;
+  tally_scan_options_init(&so);
+  so.flags = (const uint8_t *)(o + 12);
+  EXPECT(tally_scan_user(ctx, &u, d, 16, 0, o, 0, &so), TALLY_EINVAL, "opt->flags");
+  EXPECT(tally_scan_user(ctx, &u, o, 16, 0, o, 0, &so), TALLY_EINVAL, "opt->flags");
+  so.flags = (const uint8_t *)d;
+  EXPECT(tally_scan_user(ctx, &u, d, 16, 0, o, 0, &so), TALLY_OK, "");
+  tally_scan_options_init(&so);
+  int64_t off[2] = {0, 16};
+  so.offsets = off;
+  so.nsegments = 1;
+  EXPECT(tally_scan_user(ctx, &u, d, 16, 0, o, 0, &so), TALLY_OK, "");
+  memcpy(o + 12, off, sizeof off);
+  so.offsets = (const int64_t *)(o + 12);
+  EXPECT(tally_scan_user(ctx, &u, d, 16, 0, o, 0, &so), TALLY_EINVAL, "opt->offsets");
 }
 
 static void hist_args(void) {
@@ -262,7 +405,11 @@ int main(void) {
     printf("FAIL: tally_open(cpu): %s\n", tally_errmsg(NULL));
     return 1;
   }
+  tt_rng rng;
+  tt_rng_seed(&rng, tt_test_seed("test_scanargs"));
   scan_args();
+  scan_overlaps();
+  init_in_out(&rng);
   user_args();
   hist_args();
   tally_close(ctx);

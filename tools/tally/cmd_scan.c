@@ -5,9 +5,12 @@
 #include "io.h"
 #include "io_write.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +29,7 @@ static const char scan_usage[] =
     "  -o, --output FILE  write the result as .npy (default: print one value per line)\n"
     "  --exclusive        out[i] stops before in[i] (out[0] is the init value)\n"
     "  --init V           the value every segment starts from (affine: A,B); default the\n"
-    "                     op's identity\n"
+    "                     op's identity; it must fit the result dtype exactly\n"
     "  --accuracy MODE    default or fast\n"
     "  --nan MODE         propagate (default) or ignore (NaN counts as the identity, like\n"
     "                     numpy nancumsum)\n"
@@ -142,31 +145,74 @@ static int one_d(const io_data *d, int col, tally_array *x) {
   return 0;
 }
 
-/* Parse "V" or (width 2) "A,B" into values of t. */
-static int parse_init(const char *s, tally_dtype t, int width, void *out) {
+/* The range of an integer dtype, as [lo, hi] of signed or unsigned values. */
+static void int_range(tally_dtype t, long long *lo, unsigned long long *hi) {
+  int bits = 8 * (int)tally_dtype_size(t);
+  int uns = t == TALLY_U8 || t == TALLY_U16 || t == TALLY_U32 || t == TALLY_U64 || t == TALLY_BOOL;
+  if (t == TALLY_BOOL) *lo = 0, *hi = 1;
+  else if (uns) *lo = 0, *hi = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+  else *lo = bits == 64 ? LLONG_MIN : -(1LL << (bits - 1)), *hi = bits == 64 ? LLONG_MAX : (1ULL << (bits - 1)) - 1;
+}
+
+/* One value of t from tok, exactly or refused (out of t's range, or not a number of it):
+ * 0, or -1 with the reason in why. */
+static int parse_value(const char *tok, tally_dtype t, void *v, char *why, size_t len) {
+  char *end;
+  errno = 0;
+  if (t == TALLY_F32 || t == TALLY_F64 || t == TALLY_F16 || t == TALLY_BF16) {
+    double d = strtod(tok, &end);
+    if (*end || end == tok) { snprintf(why, len, "not a number of %s, the result dtype", tally_dtype_name(t)); return -1; }
+    float f = (float)d;
+    uint16_t h = t == TALLY_F16 ? tally_f32_to_f16(f) : tally_f32_to_bf16(f);
+    double back = t == TALLY_F64 ? d : t == TALLY_F32 ? f : t == TALLY_F16 ? tally_f16_to_f32(h)
+                                                                         : tally_bf16_to_f32(h);
+    if ((errno == ERANGE && isinf(d)) || (isfinite(d) && !isfinite(back))) {
+      snprintf(why, len, "out of the range of %s, the result dtype", tally_dtype_name(t));
+      return -1;
+    }
+    if (t == TALLY_F64) memcpy(v, &d, 8);
+    else if (t == TALLY_F32) memcpy(v, &f, 4);
+    else memcpy(v, &h, 2);
+    return 0;
+  }
+  long long lo;
+  unsigned long long hi;
+  int_range(t, &lo, &hi);
+  const char *p = tok;
+  while (isspace((unsigned char)*p)) p++;
+  int neg = *p == '-';
+  long long sv = 0;
+  unsigned long long uv = 0;
+  if (neg) sv = strtoll(tok, &end, 10);
+  else uv = strtoull(tok, &end, 10);
+  if (*end || end == tok) {
+    strtod(tok, &end);
+    snprintf(why, len, "not %s of %s, the result dtype", *end || end == tok ? "a number" : "an integer",
+             tally_dtype_name(t));
+    return -1;
+  }
+  if (errno == ERANGE || (neg ? sv < lo : uv > hi)) {
+    snprintf(why, len, "out of the range of %s, the result dtype (%lld..%llu)", tally_dtype_name(t), lo, hi);
+    return -1;
+  }
+  uint64_t bits = neg ? (uint64_t)sv : (uint64_t)uv;
+  memcpy(v, &bits, tally_dtype_size(t)); /* little-endian: the low bytes */
+  return 0;
+}
+
+/* Parse "V" or (width 2) "A,B" into values of t: 0, or -1 with the reason in why. */
+static int parse_init(const char *s, tally_dtype t, int width, void *out, char *why, size_t len) {
   char buf[128];
   snprintf(buf, sizeof buf, "%s", s);
   char *save = NULL, *tok = strtok_r(buf, ",", &save);
+  snprintf(why, len, "not %s of %s (the result dtype)", width == 2 ? "two numbers A,B" : "a number",
+           tally_dtype_name(t));
   for (int w = 0; w < width; w++, tok = strtok_r(NULL, ",", &save)) {
     if (!tok) return -1;
-    char *end;
-    errno = 0;
-    char *v = (char *)out + w * (int64_t)tally_dtype_size(t);
-    if (t == TALLY_F32 || t == TALLY_F64 || t == TALLY_F16 || t == TALLY_BF16) {
-      double d = strtod(tok, &end);
-      if (*end || end == tok) return -1;
-      if (t == TALLY_F64) memcpy(v, &d, 8);
-      else if (t == TALLY_F32) { float f = (float)d; memcpy(v, &f, 4); }
-      else { uint16_t h = t == TALLY_F16 ? tally_f32_to_f16((float)d) : tally_f32_to_bf16((float)d); memcpy(v, &h, 2); }
-    } else {
-      int uns = t == TALLY_U8 || t == TALLY_U16 || t == TALLY_U32 || t == TALLY_U64 || t == TALLY_BOOL;
-      long long sv = 0;
-      unsigned long long uv = 0;
-      if (uns) uv = strtoull(tok, &end, 10);
-      else sv = strtoll(tok, &end, 10);
-      if (*end || end == tok || errno) return -1;
-      uint64_t bits = uns ? (uint64_t)uv : (uint64_t)sv;
-      memcpy(v, &bits, tally_dtype_size(t)); /* little-endian: the low bytes */
+    char sub[160];
+    if (parse_value(tok, t, (char *)out + w * (int64_t)tally_dtype_size(t), sub, sizeof sub)) {
+      snprintf(why, len, "%s%s%s", width == 2 ? tok : "", width == 2 ? ": " : "", sub);
+      return -1;
     }
   }
   return tok ? -1 : 0;
@@ -227,9 +273,9 @@ int tally_cmd_scan(int argc, char **argv) {
   size_t rs = tally_dtype_size(rd);
   unsigned char init[16];
   if (a.init) {
-    if (parse_init(a.init, rd, W, init)) {
-      cli_error("--init %s: not %s of %s (the result dtype)", a.init, W == 2 ? "two numbers A,B" : "a number",
-                tally_dtype_name(rd));
+    char why[256];
+    if (parse_init(a.init, rd, W, init, why, sizeof why)) {
+      cli_error("--init %s: %s", a.init, why);
       rc = CLI_EXIT_USAGE;
       goto done;
     }
