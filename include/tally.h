@@ -414,6 +414,13 @@ typedef struct {
                                 offsets[0] = 0 and offsets[nsegments] = n; or NULL. Must not
                                 overlap out (TALLY_EINVAL) */
   int64_t nsegments;       /**< with offsets: the number of segments */
+  const char *variant;     /**< NULL or "best": the backend's scan. GPU backends (the scan
+                                ladder of the OpenCL tutorial, for study and comparison):
+                                "hillis_steele" and "blelloch" (one work-group walks the
+                                input, a double-buffered Hillis-Steele or a Blelloch up- and
+                                down-sweep per chunk), "four_kernel" (Blelloch local scans,
+                                block sums collected, scanned, added back). Not with
+                                segments; user scans ignore it. */
 } tally_scan_options;
 
 /** @brief Fill @p opt with the defaults. */

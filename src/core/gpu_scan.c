@@ -90,3 +90,28 @@ void tally__gpu_scan_in_span(const tally__scan_problem *p, int which, int64_t *l
   *lo = (e < 0 ? e : 0) * es;
   *hi = ((e > 0 ? e : 0) + 1) * es;
 }
+
+int tally__gpu_scan_ladder_steps(const tally__scan_problem *p, int block, int steps[4],
+                                 int64_t groups[4], int64_t *nchunks) {
+  int64_t ch = 2 * (int64_t)block;
+  *nchunks = (p->n + ch - 1) / ch;
+  if (p->variant == TALLY__SCAN_HILLIS_STEELE || p->variant == TALLY__SCAN_BLELLOCH) {
+    steps[0] = p->variant == TALLY__SCAN_HILLIS_STEELE ? 0 : 5;
+    groups[0] = 1;
+    return 1;
+  }
+  static const int four[4] = {1, 2, 3, 4};
+  for (int i = 0; i < 4; i++) steps[i] = four[i];
+  groups[0] = *nchunks;
+  groups[1] = (*nchunks + block - 1) / block;
+  groups[2] = 1;
+  groups[3] = *nchunks;
+  return 4;
+}
+
+const char *tally__gpu_scan_ladder_entry(int step) {
+  static const char *const names[] = {"scan_ladder_hs",        "scan_ladder_local",
+                                      "scan_ladder_sums",      "scan_ladder_scan_sums",
+                                      "scan_ladder_adjust",    "scan_ladder_bl"};
+  return step >= 0 && step < 6 ? names[step] : names[0];
+}

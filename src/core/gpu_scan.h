@@ -39,6 +39,14 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__g
 tally_status tally__gpu_scan_heads(tally_context *ctx, const tally__scan_problem *p,
                                    const uint8_t **heads, uint8_t **owned);
 
+/* The scan ladder (src/gpu/scan_ladder.clh): the launches of p's variant, each a `step` of
+ * scan_ladder and its number of work-groups of `block`; returns how many (1 or 4).
+ * *nchunks: the chunks of 2·block elements (four_kernel's sums). */
+int tally__gpu_scan_ladder_steps(const tally__scan_problem *p, int block, int steps[4],
+                                 int64_t groups[4], int64_t *nchunks);
+/* The kernel of a step. */
+const char *tally__gpu_scan_ladder_entry(int step);
+
 /* Whether the output is n*width contiguous values from element 0 (a device result can be
  * copied straight into it). */
 int tally__gpu_scan_out_contiguous(const tally__scan_problem *p);

@@ -92,8 +92,15 @@ typedef struct {
   const uint8_t *flags;      /* segment heads, or NULL */
   const int64_t *offsets;    /* nsegments + 1 offsets, or NULL */
   int64_t nsegments;
+  int variant;               /* TALLY__SCAN_* (0: best) */
   tally_mem in_mem, out_mem;
 } tally__scan_problem;
+
+/* The scan ladder (tally_scan_options.variant): GPU backends only. */
+#define TALLY__SCAN_BEST 0
+#define TALLY__SCAN_HILLIS_STEELE 1
+#define TALLY__SCAN_BLELLOCH 2
+#define TALLY__SCAN_FOUR_KERNEL 3
 
 /* A validated histogram (core/validate_hist.c). Auto ranges are resolved by the core
  * (a MINMAX reduction) before the backend sees the problem. */

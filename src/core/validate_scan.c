@@ -109,7 +109,25 @@ static tally_status check_common(tally_context *ctx, const tally_scan_options *o
   p->flags = o.flags;
   p->offsets = o.offsets;
   p->nsegments = o.nsegments;
-  return check_segments(ctx, &o, p->n);
+  tally_status s = check_segments(ctx, &o, p->n);
+  if (s) return s;
+  static const char *const names[] = {"best", "hillis_steele", "blelloch", "four_kernel"};
+  p->variant = -1;
+  for (int v = 0; v < 4 && o.variant; v++)
+    if (strcmp(o.variant, names[v]) == 0) p->variant = v;
+  if (!o.variant) p->variant = TALLY__SCAN_BEST;
+  if (p->variant < 0)
+    return tally__fail(ctx, TALLY_EINVAL, "opt->variant: '%s' is no scan variant (best, "
+                       "hillis_steele, blelloch, four_kernel)", o.variant);
+  if (p->variant != TALLY__SCAN_BEST) {
+    if (ctx->backend == &tally__cpu_backend)
+      return tally__fail(ctx, TALLY_EUNSUPPORTED, "opt->variant: '%s' is a GPU ladder rung; the "
+                         "cpu backend scans with 'best' only", o.variant);
+    if (o.flags || o.offsets)
+      return tally__fail(ctx, TALLY_EUNSUPPORTED, "opt->variant: '%s' does not take segments "
+                         "(only 'best' does)", o.variant);
+  }
+  return TALLY_OK;
 }
 
 tally_status tally__validate_scan(tally_context *ctx, tally_op op, const tally_array *in,
@@ -247,7 +265,11 @@ static tally_status validate_user(tally_context *ctx, const tally_user_op *uop, 
   p->so1 = 1;
   p->width = 1;
   p->in_mem = p->out_mem = TALLY_MEM_HOST;
-  tally_status s = check_common(ctx, opt, p);
+  tally_scan_options uo; /* user scans run on the host's threads: no ladder variant */
+  if (opt) uo = *opt;
+  else tally_scan_options_init(&uo);
+  uo.variant = NULL;
+  tally_status s = check_common(ctx, &uo, p);
   p->accuracy = TALLY_ACCURACY_DEFAULT;
   p->nan = TALLY_NAN_PROPAGATE;
   if (!s && n > 0) {

@@ -164,6 +164,8 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
     }
   /* Scans (scan.c): one kernel per op, dtype, NaN mode and accuracy. */
   static const char *const scan_srcs[] = {"reduce_part.clh", "scan.clh", NULL};
+  static const char *const ladder_scan_srcs[] = {"reduce_part.clh", "scan.clh", "scan_ladder.clh",
+                                                 NULL};
   static const tally_op scan_ops[] = {TALLY_SUM, TALLY_PROD, TALLY_MIN, TALLY_MAX, TALLY_AFFINE};
   for (size_t oi = 0; oi < sizeof scan_ops / sizeof *scan_ops; oi++)
     for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++)
@@ -182,7 +184,9 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
           tally__gpu_scan_plan pl;
           tally__gpu_scan_plan_make(&sp, TALLY_CUDA_SCAN_BLOCK, &pl);
           fn(scan_srcs, pl.defs, user);
-          count++;
+          tally__gpu_scan_plan_make(&sp, TALLY_LADDER_SCAN_BLOCK, &pl); /* the scan ladder */
+          fn(ladder_scan_srcs, pl.defs, user);
+          count += 2;
         }
   /* Histograms (hist.c): local bins of two sizes or 64-bit atomics, even bins or edges. */
   static const char *const hist_srcs[] = {"reduce_part.clh", "hist.clh", NULL};

@@ -30,6 +30,38 @@ static tally_status place(tally__cuda_ctx *c, const tally__scan_problem *p, int 
   return TALLY_OK;
 }
 
+/* A scan ladder variant (src/gpu/scan_ladder.clh) on placed inputs and output. */
+static tally_status ladder(tally__cuda_ctx *c, const tally__scan_problem *p, CUdeviceptr x,
+                           CUdeviceptr y, CUdeviceptr o, long long so0, long long so1, int mode) {
+  tally__gpu_scan_plan pl;
+  tally__gpu_scan_plan_make(p, TALLY_LADDER_SCAN_BLOCK, &pl);
+  static const char *const srcs[] = {"reduce_part.clh", "scan.clh", "scan_ladder.clh", NULL};
+  tally_status s;
+  int steps[4];
+  int64_t groups[4], nchunks;
+  int nsteps = tally__gpu_scan_ladder_steps(p, pl.block, steps, groups, &nchunks);
+  /* four_kernel: the elements' partial results (three words each) and the chunks' sums */
+  size_t tmp_bytes = nsteps == 4 ? (size_t)p->n * 24 : 0, sums_bytes = (size_t)nchunks * 24 + 24;
+  if ((s = tally__cuda_grow(c, &c->scan_tiles, &c->scan_tiles_bytes, tmp_bytes + sums_bytes,
+                            "the scan ladder's partial results")))
+    return s;
+  CUdeviceptr tmp = c->scan_tiles, sums = c->scan_tiles + tmp_bytes;
+  long long n = p->n, sx = p->sx, sy = p->sy, o0 = 0, nch = nchunks;
+  int has_init = pl.has_init;
+  unsigned long long i0 = pl.i0, i1 = pl.i1;
+  for (int k = 0; k < nsteps; k++) {
+    CUfunction fn;
+    if ((s = tally__cuda_kernel_get(c, srcs, pl.defs, tally__gpu_scan_ladder_entry(steps[k]), &fn)))
+      return s;
+    void *args[] = {&x, &y, &n, &sx, &sy, &o, &o0, &so0, &so1, &mode, &has_init, &i0, &i1,
+                    &tmp, &sums, &nch};
+    CUresult r = c->cu->cuLaunchKernel(fn, (unsigned)groups[k], 1, 1, (unsigned)pl.block, 1, 1, 0,
+                                       c->stream, args, NULL);
+    if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (scan_ladder)");
+  }
+  return TALLY_OK;
+}
+
 static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, const void *in,
                              const void *in2, void *out) {
   tally__gpu_scan_plan pl;
@@ -88,11 +120,15 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
   int mode = pl.mode | (contig ? TALLY__SCAN_CONTIG : 0), phase = 0, has_init = pl.has_init;
   long long n = p->n, sx = p->sx, sy = p->sy, o0 = 0;
   unsigned long long i0 = pl.i0, i1 = pl.i1;
-  void *args[] = {&x, &y, &n, &sx, &sy, &heads_dev, &o, &o0, &so0, &so1, &mode, &phase,
-                  &has_init, &i0, &i1, &state, &counter, &totals, &prefixes};
-  r = c->cu->cuLaunchKernel(fn, (unsigned)pl.ntiles, 1, 1, (unsigned)pl.block, 1, 1, 0, c->stream, args,
-                            NULL);
-  if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (scan_tiles)");
+  if (p->variant != TALLY__SCAN_BEST) {
+    if ((s = ladder(c, p, x, y, o, so0, so1, mode))) return s;
+  } else {
+    void *args[] = {&x, &y, &n, &sx, &sy, &heads_dev, &o, &o0, &so0, &so1, &mode, &phase,
+                    &has_init, &i0, &i1, &state, &counter, &totals, &prefixes};
+    r = c->cu->cuLaunchKernel(fn, (unsigned)pl.ntiles, 1, 1, (unsigned)pl.block, 1, 1, 0, c->stream,
+                              args, NULL);
+    if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (scan_tiles)");
+  }
   if (p->out_mem == TALLY_MEM_HOST) {
     int direct = tally__gpu_scan_out_contiguous(p);
     void *dst = direct ? out : malloc(out_bytes);

@@ -48,6 +48,46 @@ static tally_status set_args(tally__ocl_ctx *c, cl_kernel k, const arg_t *args, 
   return e ? tally__ocl_fail(c, e, what) : TALLY_OK;
 }
 
+/* A scan ladder variant (src/gpu/scan_ladder.clh) on placed inputs and output. */
+static tally_status ladder(tally__ocl_ctx *c, const tally__scan_problem *p, cl_mem x, cl_long x0,
+                           cl_mem y, cl_long y0, cl_mem o, cl_long so0, cl_long so1, cl_int mode) {
+  int block = c->max_wg < 256 ? (int)c->max_wg : 256;
+  while (block & (block - 1)) block &= block - 1; /* a power of two */
+  tally__gpu_scan_plan pl;
+  tally__gpu_scan_plan_make(p, block, &pl);
+  static const char *const srcs[] = {"reduce_part.clh", "scan.clh", "scan_ladder.clh", NULL};
+  tally_status s;
+  int steps[4];
+  int64_t groups[4], nchunks;
+  int nsteps = tally__gpu_scan_ladder_steps(p, block, steps, groups, &nchunks);
+  size_t tmp_bytes = nsteps == 4 ? (size_t)p->n * 24 : 8, sums_bytes = (size_t)nchunks * 24 + 24;
+  if ((s = tally__ocl_grow(c, &c->scan_tiles, &c->scan_tiles_bytes, tmp_bytes, "the scan ladder's "
+                           "partial results")) ||
+      (s = tally__ocl_grow(c, &c->scan_carry, &c->scan_carry_bytes, sums_bytes, "the scan ladder's "
+                           "chunk sums")))
+    return s;
+  cl_long n = p->n, sx = p->sx, sy = p->sy, o0 = 0, nch = nchunks;
+  cl_int has_init = pl.has_init;
+  cl_ulong i0 = pl.i0, i1 = pl.i1;
+  arg_t args[] = {{sizeof x, &x},       {sizeof y, &y},       {sizeof x0, &x0},
+                  {sizeof y0, &y0},     {sizeof n, &n},       {sizeof sx, &sx},
+                  {sizeof sy, &sy},     {sizeof o, &o},       {sizeof o0, &o0},
+                  {sizeof so0, &so0},   {sizeof so1, &so1},   {sizeof mode, &mode},
+                  {sizeof has_init, &has_init}, {sizeof i0, &i0},
+                  {sizeof i1, &i1},     {sizeof c->scan_tiles, &c->scan_tiles},
+                  {sizeof c->scan_carry, &c->scan_carry}, {sizeof nch, &nch}};
+  for (int q = 0; q < nsteps; q++) {
+    cl_kernel k;
+    if ((s = tally__ocl_kernel_get(c, srcs, pl.defs, tally__gpu_scan_ladder_entry(steps[q]), &k)) ||
+        (s = set_args(c, k, args, 18, "clSetKernelArg (scan_ladder)")))
+      return s;
+    size_t global = (size_t)groups[q] * (size_t)block, local = (size_t)block;
+    cl_int e = c->cl->clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    if (e) return tally__ocl_fail(c, e, "clEnqueueNDRangeKernel (scan_ladder)");
+  }
+  return TALLY_OK;
+}
+
 tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,
                              const void *in2, void *out) {
   tally__ocl_ctx *c = (tally__ocl_ctx *)ctx;
@@ -117,6 +157,10 @@ tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, c
                    {sizeof totals, &totals}, {sizeof carry, &carry}};
   arg_t cargs[] = {{sizeof totals, &totals}, {sizeof carry, &carry}, {sizeof nt, &nt}};
   size_t global = (size_t)pl.ntiles * (size_t)pl.block, local = (size_t)pl.block, one = 1;
+  if (!s && p->variant != TALLY__SCAN_BEST) {
+    s = ladder(c, p, x, x0, y, y0, o, so0, so1, mode);
+    goto copy_back;
+  }
   if (!s) s = set_args(c, tiles, targs, 21, "clSetKernelArg (scan_tiles)");
   if (!s) {
     e = cl->clEnqueueNDRangeKernel(c->queue, tiles, 1, NULL, &global, &local, 0, NULL, NULL);
@@ -133,6 +177,7 @@ tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, c
     e = cl->clEnqueueNDRangeKernel(c->queue, tiles, 1, NULL, &global, &local, 0, NULL, NULL);
     if (e) s = tally__ocl_fail(c, e, "clEnqueueNDRangeKernel (scan_tiles, outputs)");
   }
+copy_back:
   if (!s && p->out_mem == TALLY_MEM_HOST) {
     int direct = tally__gpu_scan_out_contiguous(p);
     void *dst = direct ? out : malloc(out_bytes);

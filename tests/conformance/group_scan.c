@@ -135,6 +135,7 @@ static int run_on(tc_run *R, tally_context *ctx, const char *dev, const sc_case 
   o.nan = c->nan;
   if (c->seg == 1) o.flags = flags;
   if (c->seg == 2) o.offsets = off, o.nsegments = c->nseg;
+  o.variant = R->scan_variant;
 
   /* The output: n*W values out_step apart, GUARD values of poison on each side. */
   int64_t span = n * W * c->out_step;
@@ -265,6 +266,7 @@ done:
 
 static int one(tc_run *R, const sc_case *c) {
   uint64_t id;
+  if (R->scan_variant && c->seg) return 1; /* the ladder's rungs take no segments */
   if (!tc_begin(R, &id)) return 1;
   return run_on(R, R->ctx, NULL, c, id, NULL, 0, 0);
 }

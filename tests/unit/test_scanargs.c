@@ -263,6 +263,11 @@ static void init_in_out(tt_rng *rng) {
 }
 
 typedef struct { uint32_t v; } u32s;
+static void add64_user(void *acc, const void *x, void *user) {
+  (void)user;
+  *(int64_t *)acc += *(const int64_t *)x;
+}
+
 static void add32(void *acc, const void *x, void *user) {
   (void)user;
   ((u32s *)acc)->v += ((const u32s *)x)->v;
@@ -400,6 +405,53 @@ static void hist_args(void) {
   EXPECT(tally_histogram(ctx, &in, NULL, &b, &co, NULL, NULL), TALLY_EINVAL, "spec->auto_range", "inf");
 }
 
+/* opt->variant: unknown names, GPU rungs on the CPU, rungs with segments; user scans
+ * ignore it. */
+static void scan_variants(void) {
+  _Alignas(64) float x[16], o[16];
+  for (int i = 0; i < 16; i++) x[i] = (float)i - 3.25f;
+  tally_array in = tally_array_1d(x, TALLY_F32, 16), out = tally_array_1d(o, TALLY_F32, 16);
+  tally_scan_options so;
+  tally_scan_options_init(&so);
+  so.variant = "best";
+  EXPECT(tally_scan(ctx, TALLY_SUM, &in, NULL, &out, &so), TALLY_OK, "");
+  CHECK(o[15] == 68.0f, "variant best: last value %g, want 68", (double)o[15]);
+  so.variant = "kogge_stone";
+  EXPECT(tally_scan(ctx, TALLY_SUM, &in, NULL, &out, &so), TALLY_EINVAL, "opt->variant",
+         "kogge_stone", "blelloch");
+  so.variant = "blelloch";
+  EXPECT(tally_scan(ctx, TALLY_SUM, &in, NULL, &out, &so), TALLY_EUNSUPPORTED, "opt->variant",
+         "blelloch", "cpu");
+  uint8_t flags[16] = {0};
+  flags[5] = 1;
+  tally_context *ocl;
+#ifdef TALLY_TEST_SANITIZED
+  const int try_opencl = 0; /* the device compiler is not ours to sanitize */
+#else
+  const int try_opencl = 1;
+#endif
+  /* a GPU backend, where one is here (PoCL in CI) */
+  if (try_opencl && tally_open("opencl", &ocl) == TALLY_OK) {
+    tally_context *keep = ctx;
+    ctx = ocl;
+    so.flags = flags;
+    EXPECT(tally_scan(ctx, TALLY_SUM, &in, NULL, &out, &so), TALLY_EUNSUPPORTED, "opt->variant",
+           "segments");
+    so.flags = NULL;
+    memset(o, 0, sizeof o);
+    EXPECT(tally_scan(ctx, TALLY_SUM, &in, NULL, &out, &so), TALLY_OK, "");
+    CHECK(o[15] == 68.0f && o[0] == -3.25f, "opencl blelloch: got %g .. %g, want -3.25 .. 68",
+          (double)o[0], (double)o[15]);
+    tally_close(ocl);
+    ctx = keep;
+  }
+  int64_t d[8] = {1, 2, 3, 4, 5, 6, 7, 8}, r[8];
+  tally_user_op u = {sizeof(int64_t), &(int64_t){0}, add64_user, NULL, 1};
+  so.variant = "four_kernel";
+  EXPECT(tally_scan_user(ctx, &u, d, 8, 1, r, 1, &so), TALLY_OK, "");
+  CHECK(r[7] == 36, "user scan with a variant: last %lld, want 36", (long long)r[7]);
+}
+
 int main(void) {
   if (tally_open("cpu", &ctx) != TALLY_OK) {
     printf("FAIL: tally_open(cpu): %s\n", tally_errmsg(NULL));
@@ -412,6 +464,7 @@ int main(void) {
   init_in_out(&rng);
   user_args();
   hist_args();
+  scan_variants();
   tally_close(ctx);
   return tu_done("scanargs");
 }
