@@ -120,6 +120,20 @@ def group_scan(t):
     t.json(["scan", "sum", p, "--flags", pf], lambda j: None if j["result"] == [1, 3, 3, 7, 12, 6] else "got %s" % j["result"])
     t.json(["scan", "sum", p, "--offsets", po, "--exclusive"], lambda j: None if j["result"] == [0, 1, 0, 3, 7, 0] else "got %s" % j["result"])
 
+    # The scan ladder (--variant): GPU devices only; the library names a bad one.
+    t.bad(["scan", "sum", p, "--variant", "blelloch", "--device", "cpu"], 1, "opt->variant",
+          "blelloch", "cpu")
+    t.bad(["scan", "sum", p, "--variant", "kogge", "--device", "cpu"], 1, "opt->variant", "kogge")
+    rc, _, _ = t.run(["scan", "sum", p, "--device", "opencl"])
+    if rc == 0:  # an OpenCL device is here (PoCL in CI): every rung gives the sums
+        for v in ("hillis_steele", "blelloch", "four_kernel"):
+            t.json(["scan", "sum", p, "--device", "opencl", "--variant", v],
+                   lambda j: None if j["result"] == [1, 3, 6, 10, 15, 21] else "got %s" % j["result"])
+        t.bad(["scan", "sum", p, "--device", "opencl", "--variant", "blelloch", "--flags", pf], 1,
+              "opt->variant", "segments")
+    else:
+        print("note: no OpenCL device here; the --variant runs on a GPU backend were not made")
+
     # Errors: one line naming the cause.
     t.bad(["scan", "argmax", p], 2, "argmax", "has no scan")
     t.bad(["scan", "sum"], 2, "missing FILE")

@@ -36,6 +36,8 @@ static const char scan_usage[] =
     "  --flags FILE       segments: a nonzero element i starts a new segment at i\n"
     "  --offsets FILE     segments: offsets 0 = o0 <= o1 <= ... <= on = n\n"
     "  --device STR       auto, cpu, cpu:threads=N, ... (default: $TALLY_DEVICE, else auto)\n"
+    "  --variant NAME     GPU devices: hillis_steele, blelloch or four_kernel (the scan\n"
+    "                     ladder; no segments), or best (the default)\n"
     "  --dtype T          element type of raw input, parsed type of text (default f64)\n"
     "  --column C         text input: a 0-based index or header name (affine: a,b)\n"
     "  --json             print one JSON object (instead of one value per line)\n"
@@ -54,7 +56,8 @@ typedef struct {
 } scan_args;
 
 static int parse_args(int argc, char **argv, scan_args *a) {
-  enum { O_EXCL = 256, O_INIT, O_ACC, O_NAN, O_FLAGS, O_OFFSETS, O_DEVICE, O_DTYPE, O_COLUMN, O_JSON };
+  enum { O_EXCL = 256, O_INIT, O_ACC, O_NAN, O_FLAGS, O_OFFSETS, O_DEVICE, O_DTYPE, O_COLUMN, O_JSON,
+         O_VARIANT };
   static const struct option longopts[] = {
       {"output", required_argument, NULL, 'o'},   {"exclusive", no_argument, NULL, O_EXCL},
       {"init", required_argument, NULL, O_INIT},  {"accuracy", required_argument, NULL, O_ACC},
@@ -62,6 +65,7 @@ static int parse_args(int argc, char **argv, scan_args *a) {
       {"offsets", required_argument, NULL, O_OFFSETS}, {"device", required_argument, NULL, O_DEVICE},
       {"dtype", required_argument, NULL, O_DTYPE}, {"column", required_argument, NULL, O_COLUMN},
       {"json", no_argument, NULL, O_JSON},        {"help", no_argument, NULL, 'h'},
+      {"variant", required_argument, NULL, O_VARIANT},
       {NULL, 0, NULL, 0},
   };
   memset(a, 0, sizeof *a);
@@ -97,6 +101,7 @@ static int parse_args(int argc, char **argv, scan_args *a) {
     }
     case O_COLUMN: a->io.column = optarg; break;
     case O_JSON: a->json = 1; break;
+    case O_VARIANT: a->opt.variant = optarg; break; /* the library names a bad one */
     case ':': cli_error("%s: missing value", argv[optind - 1]); return CLI_EXIT_USAGE;
     default:
       if (optopt) cli_error("-%c: unknown option (see tally scan --help)", optopt);
