@@ -12,6 +12,14 @@
 #define CL_DEVICE_TYPE_CPU_ 2
 #define CL_DEVICE_TYPE_GPU_ 4
 
+tally_status tally__ocl_set_args(tally__ocl_ctx *c, cl_kernel k, const tally__ocl_arg *args,
+                                 int nargs, const char *what) {
+  cl_int e = CL_SUCCESS_;
+  for (cl_uint a = 0; a < (cl_uint)nargs && !e; a++)
+    e = c->cl->clSetKernelArg(k, a, args[a].size, args[a].value);
+  return e ? tally__ocl_fail(c, e, what) : TALLY_OK;
+}
+
 tally_status tally__ocl_fail(tally__ocl_ctx *c, cl_int e, const char *what) {
   bool mem = e == CL_MEM_OBJECT_ALLOCATION_FAILURE_ || e == CL_OUT_OF_HOST_MEMORY_ ||
              e == CL_INVALID_BUFFER_SIZE_;

@@ -10,14 +10,6 @@
 
 #define HIST_BLOCK 256
 
-typedef struct { size_t size; const void *value; } arg_t;
-
-static tally_status set_args(tally__ocl_ctx *c, cl_kernel k, const arg_t *args, int nargs) {
-  cl_int e = CL_SUCCESS_;
-  for (cl_uint a = 0; a < (cl_uint)nargs && !e; a++)
-    e = c->cl->clSetKernelArg(k, a, args[a].size, args[a].value);
-  return e ? tally__ocl_fail(c, e, "clSetKernelArg (histogram)") : TALLY_OK;
-}
 
 static tally_status run(tally__ocl_ctx *c, const tally__hist_problem *p, const void *in,
                         void *counts, tally_hist_stats *st) {
@@ -77,18 +69,20 @@ static tally_status run(tally__ocl_ctx *c, const tally__hist_problem *p, const v
   double lo = p->lo, hi = p->hi, step = pl.step, scale = pl.scale;
   cl_int clamp = p->outside == TALLY_HIST_CLAMP;
   if ((s = tally__ocl_grow(c, &c->hist_tot, &c->hist_tot_bytes, 32, "histogram totals"))) return s;
-  arg_t a1[] = {{sizeof x, &x},         {sizeof x0, &x0},     {sizeof y0, &y0},
+  tally__ocl_arg a1[] = {{sizeof x, &x},         {sizeof x0, &x0},     {sizeof y0, &y0},
                 {sizeof n, &n},         {sizeof sx, &sx},     {sizeof per, &per},
                 {sizeof nb, &nb},       {sizeof lo, &lo},     {sizeof hi, &hi},
                 {sizeof step, &step},   {sizeof scale, &scale}, {sizeof c->hist_edges, &c->hist_edges},
                 {sizeof clamp, &clamp}, {sizeof c->hist_rows, &c->hist_rows},
                 {sizeof cnt, &cnt},     {sizeof cs, &cs}};
-  arg_t a2[] = {{sizeof c->hist_rows, &c->hist_rows}, {sizeof nblocks, &nblocks}, {sizeof nb, &nb},
+  tally__ocl_arg a2[] = {{sizeof c->hist_rows, &c->hist_rows}, {sizeof nblocks, &nblocks}, {sizeof nb, &nb},
                 {sizeof cnt, &cnt}, {sizeof cs, &cs}, {sizeof c->hist_tot, &c->hist_tot}};
   size_t g1 = (size_t)pl.nblocks * (size_t)block, l1 = (size_t)block;
   size_t g2 = pl.lbins ? ((size_t)p->nbins + 3 + (size_t)block - 1) / (size_t)block * (size_t)block
                        : (size_t)block;
-  if ((s = set_args(c, kb, a1, 16)) || (s = set_args(c, km, a2, 6))) return s;
+  if ((s = tally__ocl_set_args(c, kb, a1, 16, "clSetKernelArg (hist_blocks)")) ||
+      (s = tally__ocl_set_args(c, km, a2, 6, "clSetKernelArg (hist_merge)")))
+    return s;
   e = cl->clEnqueueNDRangeKernel(c->queue, kb, 1, NULL, &g1, &l1, 0, NULL, NULL);
   if (!e) e = cl->clEnqueueNDRangeKernel(c->queue, km, 1, NULL, &g2, &l1, 0, NULL, NULL);
   if (e) return tally__ocl_fail(c, e, "clEnqueueNDRangeKernel (histogram)");

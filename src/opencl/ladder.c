@@ -83,19 +83,17 @@ static tally_status launch(void *self, const tally__lslice *sl, const char *entr
   cl_long mm = m, ss = s;
   double scale = 1.0;
   /* LADDER_ARGS with the OpenCL BASE_PARAMS, in order. */
-  struct { size_t size; const void *value; } args[] = {
+  tally__ocl_arg args[] = {
       {sizeof x, &x},       {sizeof y, &y},       {sizeof x0, &x0},     {sizeof y0, &y0},
       {sizeof len, &len},   {sizeof cols, &cols}, {sizeof rs0, &rs0},   {sizeof rs1, &rs1},
       {sizeof cs0, &cs0},   {sizeof cs1, &cs1},   {sizeof scale, &scale},
       {sizeof pin, pin ? (const void *)&pin : NULL}, {sizeof mm, &mm}, {sizeof ss, &ss},
       {sizeof pout, pout ? (const void *)&pout : NULL}, {sizeof r->cap, &r->cap},
       {sizeof c->ladder_counter, &c->ladder_counter}, {sizeof c->ladder_result, &c->ladder_result}};
-  cl_int e = CL_SUCCESS_;
-  for (cl_uint a = 0; a < sizeof args / sizeof args[0] && !e; a++)
-    e = c->cl->clSetKernelArg(k, a, args[a].size, args[a].value);
-  if (e) return tally__ocl_fail(c, e, "clSetKernelArg (ladder)");
+  st = tally__ocl_set_args(c, k, args, (int)(sizeof args / sizeof args[0]), "clSetKernelArg (ladder)");
+  if (st) return st;
   size_t global = (size_t)grid * TALLY__LADDER_BLOCK, local = TALLY__LADDER_BLOCK;
-  e = c->cl->clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+  cl_int e = c->cl->clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
   if (!e) e = c->cl->clFinish(c->queue);
   if (e) {
     char w[96];

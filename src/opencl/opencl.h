@@ -64,6 +64,12 @@ tally_status tally__ocl_kernel_get(tally__ocl_ctx *c, const char *const *srcs, c
                                    const char *entry, cl_kernel *k);
 void tally__ocl_kernels_free(tally__ocl_ctx *c);
 
+/* A kernel argument (clSetKernelArg's size and value; value NULL: a NULL cl_mem). */
+typedef struct { size_t size; const void *value; } tally__ocl_arg;
+/* Set arguments 0 .. nargs-1 of k; on failure the message names `what`. */
+tally_status tally__ocl_set_args(tally__ocl_ctx *c, cl_kernel k, const tally__ocl_arg *args,
+                                 int nargs, const char *what);
+
 /* A scratch buffer *buf of at least need bytes (grown, never shrunk; contents lost). */
 tally_status tally__ocl_grow(tally__ocl_ctx *c, cl_mem *buf, size_t *have, size_t need,
                              const char *what);

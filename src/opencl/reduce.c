@@ -175,7 +175,7 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
     cl_int kgiven = 0;
     cl_mem x = j->x, y = j->y ? j->y : j->x, off = j->offsets;
     /* The kernel's parameters, in order (reduce_best.clh with the OpenCL BASE_PARAMS). */
-    struct { size_t size; const void *value; } args[] = {
+    tally__ocl_arg args[] = {
         {sizeof x, &x},         {sizeof y, &y},         {sizeof x0, &x0},     {sizeof y0, &y0},
         {sizeof n, &n},         {sizeof cols, &cols},   {sizeof ss0, &ss0},   {sizeof ss1, &ss1},
         {sizeof rs0, &rs0},     {sizeof rs1, &rs1},     {sizeof cs0, &cs0},   {sizeof cs1, &cs1},
@@ -184,10 +184,10 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
         {sizeof kgiven, &kgiven}, {sizeof gmax, &gmax}, {sizeof c->partials, &c->partials},
         {sizeof(cl_mem), NULL /* tickets: TWO_PASS kernels take none */},
         {sizeof c->results, &c->results}};
-    cl_int e = CL_SUCCESS_;
-    for (cl_uint a = 0; a < sizeof args / sizeof args[0] && !e; a++)
-      e = cl->clSetKernelArg(k, a, args[a].size, args[a].value);
-    if (e) return tally__ocl_fail(c, e, "clSetKernelArg (reduce_best)");
+    if ((s = tally__ocl_set_args(c, k, args, (int)(sizeof args / sizeof args[0]),
+                                 "clSetKernelArg (reduce_best)")))
+      return s;
+    cl_int e;
     size_t global[2] = {(size_t)G * (size_t)c->block, (size_t)nb}, local[2] = {(size_t)c->block, 1};
     e = cl->clEnqueueNDRangeKernel(c->queue, k, 2, NULL, global, local, 0, NULL, NULL);
     if (!e)

@@ -38,15 +38,6 @@ static tally_status place(tally__ocl_ctx *c, const tally__scan_problem *p, int w
   return TALLY_OK;
 }
 
-typedef struct { size_t size; const void *value; } arg_t;
-
-static tally_status set_args(tally__ocl_ctx *c, cl_kernel k, const arg_t *args, int nargs,
-                             const char *what) {
-  cl_int e = CL_SUCCESS_;
-  for (cl_uint a = 0; a < (cl_uint)nargs && !e; a++)
-    e = c->cl->clSetKernelArg(k, a, args[a].size, args[a].value);
-  return e ? tally__ocl_fail(c, e, what) : TALLY_OK;
-}
 
 /* A scan ladder variant (src/gpu/scan_ladder.clh) on placed inputs and output. */
 static tally_status ladder(tally__ocl_ctx *c, const tally__scan_problem *p, cl_mem x, cl_long x0,
@@ -69,7 +60,7 @@ static tally_status ladder(tally__ocl_ctx *c, const tally__scan_problem *p, cl_m
   cl_long n = p->n, sx = p->sx, sy = p->sy, o0 = 0, nch = nchunks;
   cl_int has_init = pl.has_init;
   cl_ulong i0 = pl.i0, i1 = pl.i1;
-  arg_t args[] = {{sizeof x, &x},       {sizeof y, &y},       {sizeof x0, &x0},
+  tally__ocl_arg args[] = {{sizeof x, &x},       {sizeof y, &y},       {sizeof x0, &x0},
                   {sizeof y0, &y0},     {sizeof n, &n},       {sizeof sx, &sx},
                   {sizeof sy, &sy},     {sizeof o, &o},       {sizeof o0, &o0},
                   {sizeof so0, &so0},   {sizeof so1, &so1},   {sizeof mode, &mode},
@@ -79,7 +70,7 @@ static tally_status ladder(tally__ocl_ctx *c, const tally__scan_problem *p, cl_m
   for (int q = 0; q < nsteps; q++) {
     cl_kernel k;
     if ((s = tally__ocl_kernel_get(c, srcs, pl.defs, tally__gpu_scan_ladder_entry(steps[q]), &k)) ||
-        (s = set_args(c, k, args, 18, "clSetKernelArg (scan_ladder)")))
+        (s = tally__ocl_set_args(c, k, args, 18, "clSetKernelArg (scan_ladder)")))
       return s;
     size_t global = (size_t)groups[q] * (size_t)block, local = (size_t)block;
     cl_int e = c->cl->clEnqueueNDRangeKernel(c->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
@@ -147,7 +138,7 @@ tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, c
   cl_int mode = pl.mode | TALLY__SCAN_CONTIG * (p->sx == 1 && (p->width == 1 || p->sy == 1));
   cl_int has_init = pl.has_init, phase = 1;
   cl_ulong i0 = pl.i0, i1 = pl.i1;
-  arg_t targs[] = {{sizeof x, &x},     {sizeof y, &y},       {sizeof x0, &x0},
+  tally__ocl_arg targs[] = {{sizeof x, &x},     {sizeof y, &y},       {sizeof x0, &x0},
                    {sizeof y0, &y0},   {sizeof n, &n},       {sizeof sx, &sx},
                    {sizeof sy, &sy},   {sizeof heads, heads ? (const void *)&heads : NULL},
                    {sizeof o, &o},     {sizeof o0, &o0},     {sizeof so0, &so0},
@@ -155,24 +146,24 @@ tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, c
                    {sizeof has_init, &has_init}, {sizeof i0, &i0}, {sizeof i1, &i1},
                    {sizeof(cl_mem), NULL /* state */}, {sizeof(cl_mem), NULL /* counter */},
                    {sizeof totals, &totals}, {sizeof carry, &carry}};
-  arg_t cargs[] = {{sizeof totals, &totals}, {sizeof carry, &carry}, {sizeof nt, &nt}};
+  tally__ocl_arg cargs[] = {{sizeof totals, &totals}, {sizeof carry, &carry}, {sizeof nt, &nt}};
   size_t global = (size_t)pl.ntiles * (size_t)pl.block, local = (size_t)pl.block, one = 1;
   if (!s && p->variant != TALLY__SCAN_BEST) {
     s = ladder(c, p, x, x0, y, y0, o, so0, so1, mode);
     goto copy_back;
   }
-  if (!s) s = set_args(c, tiles, targs, 21, "clSetKernelArg (scan_tiles)");
+  if (!s) s = tally__ocl_set_args(c, tiles, targs, 21, "clSetKernelArg (scan_tiles)");
   if (!s) {
     e = cl->clEnqueueNDRangeKernel(c->queue, tiles, 1, NULL, &global, &local, 0, NULL, NULL);
     if (e) s = tally__ocl_fail(c, e, "clEnqueueNDRangeKernel (scan_tiles, totals)");
   }
-  if (!s) s = set_args(c, carries, cargs, 3, "clSetKernelArg (scan_carries)");
+  if (!s) s = tally__ocl_set_args(c, carries, cargs, 3, "clSetKernelArg (scan_carries)");
   if (!s) {
     e = cl->clEnqueueNDRangeKernel(c->queue, carries, 1, NULL, &one, &one, 0, NULL, NULL);
     if (e) s = tally__ocl_fail(c, e, "clEnqueueNDRangeKernel (scan_carries)");
   }
   phase = 2;
-  if (!s) s = set_args(c, tiles, targs, 21, "clSetKernelArg (scan_tiles)");
+  if (!s) s = tally__ocl_set_args(c, tiles, targs, 21, "clSetKernelArg (scan_tiles)");
   if (!s) {
     e = cl->clEnqueueNDRangeKernel(c->queue, tiles, 1, NULL, &global, &local, 0, NULL, NULL);
     if (e) s = tally__ocl_fail(c, e, "clEnqueueNDRangeKernel (scan_tiles, outputs)");

@@ -18,15 +18,29 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Median µs of `runs` flushed calls of tally_scan; < 0 after an error line. */
-static double time_scan(const bench_run *r, const tally_array *in, const tally_array *out,
-                        const tally_scan_options *so, int runs) {
+/* One call of tally_scan or tally_histogram on the arrays of a point. */
+typedef struct {
+  tally_array in, out;
+  tally_scan_options so;
+  tally_hist_spec hs;
+  int hist;
+} gpu_call;
+
+static tally_status call_once(const bench_run *r, const gpu_call *g) {
+  tally_array out = g->out;
+  return g->hist ? tally_histogram(r->ctx, &g->in, NULL, &g->hs, &out, NULL, NULL)
+                 : tally_scan(r->ctx, TALLY_SUM, &g->in, NULL, &out, &g->so);
+}
+
+/* Median µs of `runs` flushed calls, after two to warm up (kernel build, scratch); < 0
+ * after an error line. */
+static double time_calls(const bench_run *r, const gpu_call *g, int runs) {
   double *us = malloc((size_t)runs * sizeof *us);
   if (!us) return cli_error("out of memory"), -1;
-  for (int k = -2; k < runs; k++) { /* two calls to warm up (kernel build, scratch) */
+  for (int k = -2; k < runs; k++) {
     if (bench_gpu_flush(r) != 0) { free(us); return -1; }
     int64_t t0 = bench_now_ns();
-    tally_status st = tally_scan(r->ctx, TALLY_SUM, in, NULL, (tally_array *)out, so);
+    tally_status st = call_once(r, g);
     int64_t t1 = bench_now_ns();
     if (st != TALLY_OK) { free(us); cli_lib_error(r->ctx, st); return -1; }
     if (k >= 0) us[k] = (double)(t1 - t0) * 1e-3;
@@ -138,17 +152,19 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
       cli_lib_error(r->ctx, st);
       rc = -1;
     } else {
-      tally_array in = tally_array_1d(dx, dt, n), out = tally_array_1d(dy, rt, n);
-      in.mem = out.mem = TALLY_MEM_DEVICE;
+      gpu_call g;
+      memset(&g, 0, sizeof g);
+      g.in = tally_array_1d(dx, dt, n);
+      g.out = tally_array_1d(dy, rt, n);
+      g.in.mem = g.out.mem = TALLY_MEM_DEVICE;
       for (int a = 0; a < 2 && rc == 0; a++) {
         if (!(o->accuracies & (a ? BENCH_ACC_FAST : BENCH_ACC_DEFAULT))) continue;
-        tally_scan_options so;
-        tally_scan_options_init(&so);
-        so.accuracy = a ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
-        so.nan = o->nan;
-        double us = time_scan(r, &in, &out, &so, runs);
+        tally_scan_options_init(&g.so);
+        g.so.accuracy = a ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
+        g.so.nan = o->nan;
+        double us = time_calls(r, &g, runs);
         if (us < 0) rc = -1;
-        else row(r, dt, n, so.accuracy, us, (double)n * (double)(es + rs), &copy[i], &cub[i], why);
+        else row(r, dt, n, g.so.accuracy, us, (double)n * (double)(es + rs), &copy[i], &cub[i], why);
       }
     }
     tally_mem_free(r->ctx, dx);
@@ -156,25 +172,6 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
   }
   free(copy), free(cub), free(half);
   return rc;
-}
-
-/* Median µs of `runs` flushed tally_histogram calls; < 0 after an error line. */
-static double time_hist(const bench_run *r, const tally_array *in, const tally_hist_spec *hs,
-                        tally_array *counts, int runs) {
-  double *us = malloc((size_t)runs * sizeof *us);
-  if (!us) return cli_error("out of memory"), -1;
-  for (int k = -2; k < runs; k++) {
-    if (bench_gpu_flush(r) != 0) { free(us); return -1; }
-    int64_t t0 = bench_now_ns();
-    tally_status st = tally_histogram(r->ctx, in, NULL, hs, counts, NULL, NULL);
-    int64_t t1 = bench_now_ns();
-    if (st != TALLY_OK) { free(us); cli_lib_error(r->ctx, st); return -1; }
-    if (k >= 0) us[k] = (double)(t1 - t0) * 1e-3;
-  }
-  qsort(us, (size_t)runs, sizeof *us, cmp_double);
-  double m = runs % 2 ? us[runs / 2] : 0.5 * (us[runs / 2 - 1] + us[runs / 2]);
-  free(us);
-  return m;
 }
 
 int bench_hist_gpu_dtype(const bench_run *r, tally_dtype dt) {
@@ -205,14 +202,17 @@ int bench_hist_gpu_dtype(const bench_run *r, tally_dtype dt) {
       bench_hist_data(host, dt, n, k, o->seed, &lo, &hi);
       st = tally_mem_copy(r->ctx, dx, TALLY_MEM_DEVICE, host, TALLY_MEM_HOST, (size_t)n * es);
       if (st) break;
-      tally_array in = tally_array_1d(dx, dt, n), counts = tally_array_1d(dc, TALLY_U64, o->bins);
-      in.mem = counts.mem = TALLY_MEM_DEVICE;
-      tally_hist_spec hs;
-      tally_hist_spec_init(&hs);
-      hs.nbins = o->bins;
-      hs.lo = lo;
-      hs.hi = hi;
-      double us = time_hist(r, &in, &hs, &counts, runs);
+      gpu_call g;
+      memset(&g, 0, sizeof g);
+      g.hist = 1;
+      g.in = tally_array_1d(dx, dt, n);
+      g.out = tally_array_1d(dc, TALLY_U64, o->bins);
+      g.in.mem = g.out.mem = TALLY_MEM_DEVICE;
+      tally_hist_spec_init(&g.hs);
+      g.hs.nbins = o->bins;
+      g.hs.lo = lo;
+      g.hs.hi = hi;
+      double us = time_calls(r, &g, runs);
       if (us < 0) { rc = -1; break; }
       const cub_point *c = &cub[k][i];
       double bytes = (double)n * (double)es, gbps = bytes / us * 1e-3;
