@@ -1,5 +1,5 @@
-/* tally_scan on a CUDA device: one launch of scan_tiles (src/gpu/scan.clh, phase 0: the
- * tiles' carries by decoupled look-back). Device arrays are read and written in place;
+/* tally_scan on a CUDA device: one launch of scan_1pass (src/gpu/scan.clh: the tiles'
+ * carries by decoupled look-back). Device arrays are read and written in place;
  * a host input is copied (the span it touches) to the device first, and a host output
  * is written on the device and copied back (spread into its strides on the host). */
 #include "core/gpu_scan.h"
@@ -71,7 +71,7 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
                        "cuda scan's 2^31 - 1 tiles of %d hold", p->n, pl.block * pl.items);
   static const char *const srcs[] = {"reduce_part.clh", "scan.clh", NULL};
   CUfunction fn;
-  tally_status s = tally__cuda_kernel_get(c, srcs, pl.defs, "scan_tiles", &fn);
+  tally_status s = tally__cuda_kernel_get(c, srcs, pl.defs, "scan_1pass", &fn);
   if (s) return s;
 
   CUdeviceptr x = 0, y = 0;
@@ -79,14 +79,13 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
   if (p->width == 2 && (s = place(c, p, 1, in2, &y))) return s;
   if (!y) y = x;
 
-  /* Tile states (zeroed), the block counter, and each tile's total and prefix. */
-  size_t state_bytes = (size_t)pl.ntiles * 8, parts_bytes = (size_t)pl.ntiles * TALLY__SCAN_CARRY_BYTES;
-  size_t need = state_bytes + 8 + 2 * parts_bytes;
+  /* Each tile's slot (its published total, then prefix; zeroed: nothing yet) and the
+   * block counter, 16 bytes apart so the slots keep their 16-byte alignment. */
+  size_t slots_bytes = (size_t)pl.ntiles * TALLY__SCAN_CARRY_BYTES, need = slots_bytes + 16;
   if ((s = tally__cuda_grow(c, &c->scan_tiles, &c->scan_tiles_bytes, need, "scan tiles"))) return s;
-  CUdeviceptr state = c->scan_tiles, counter = state + state_bytes;
-  CUdeviceptr totals = counter + 8, prefixes = totals + parts_bytes;
-  CUresult r = c->cu->cuMemsetD8Async(state, 0, state_bytes + 8, c->stream);
-  if (r) return tally__cuda_fail(c, r, "cuMemsetD8Async (scan tile states)");
+  CUdeviceptr slots = c->scan_tiles, counter = slots + slots_bytes;
+  CUresult r = c->cu->cuMemsetD8Async(slots, 0, need, c->stream);
+  if (r) return tally__cuda_fail(c, r, "cuMemsetD8Async (scan tile slots)");
 
   CUdeviceptr heads_dev = 0;
   if (pl.mode & TALLY__SCAN_SEG) {
@@ -117,17 +116,18 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
     so1 = 1;
   }
   int contig = p->sx == 1 && (p->width == 1 || (p->sy == 1 && (x & 15) == (y & 15)));
-  int mode = pl.mode | (contig ? TALLY__SCAN_CONTIG : 0), phase = 0, has_init = pl.has_init;
-  long long n = p->n, sx = p->sx, sy = p->sy, o0 = 0;
+  int mode = pl.mode | (contig ? TALLY__SCAN_CONTIG : 0), has_init = pl.has_init;
+  long long n = p->n, sx = p->sx, sy = p->sy;
   unsigned long long i0 = pl.i0, i1 = pl.i1;
   if (p->variant != TALLY__SCAN_BEST) {
     if ((s = ladder(c, p, x, y, o, so0, so1, mode))) return s;
   } else {
-    void *args[] = {&x, &y, &n, &sx, &sy, &heads_dev, &o, &o0, &so0, &so1, &mode, &phase,
-                    &has_init, &i0, &i1, &state, &counter, &totals, &prefixes};
-    r = c->cu->cuLaunchKernel(fn, (unsigned)pl.ntiles, 1, 1, (unsigned)pl.block, 1, 1, 0, c->stream,
-                              args, NULL);
-    if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (scan_tiles)");
+    /* BLOCK threads scan each tile, one more warp looks back (scan.clh, scan_1pass) */
+    void *args[] = {&x, &y, &n, &sx, &sy, &heads_dev, &o, &so0, &so1, &mode, &has_init, &i0, &i1,
+                    &counter, &slots};
+    r = c->cu->cuLaunchKernel(fn, (unsigned)pl.ntiles, 1, 1, (unsigned)pl.block + 32, 1, 1, 0,
+                              c->stream, args, NULL);
+    if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (scan_1pass)");
   }
   if (p->out_mem == TALLY_MEM_HOST) {
     int direct = tally__gpu_scan_out_contiguous(p);
@@ -141,11 +141,11 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
     if (!r) r = c->cu->cuStreamSynchronize(c->stream);
     if (!r && !direct) tally__gpu_scan_scatter(p, pl.rsize, dst, out);
     if (!direct) free(dst);
-    if (r) return tally__cuda_fail(c, r, "the scan (scan_tiles, copy of the result)");
+    if (r) return tally__cuda_fail(c, r, "the scan (scan_1pass, copy of the result)");
     return TALLY_OK;
   }
   r = c->cu->cuStreamSynchronize(c->stream);
-  return r ? tally__cuda_fail(c, r, "the scan (scan_tiles)") : TALLY_OK;
+  return r ? tally__cuda_fail(c, r, "the scan (scan_1pass)") : TALLY_OK;
 }
 
 tally_status tally__cuda_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,

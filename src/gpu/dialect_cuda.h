@@ -20,6 +20,9 @@ typedef unsigned long long u64;
 #define LOCAL_PTR /* a pointer parameter to block-shared memory (OpenCL: __local) */
 #define INLINE static __device__ __forceinline__
 #define BARRIER() __syncthreads()
+/* A barrier of the block's first `count` threads only (a multiple of 32), numbered id
+ * (1..15; 0 is BARRIER's): the other warps go on. */
+#define BARRIER_FIRST(id, count) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory")
 #define LOCAL_ID ((int)threadIdx.x)
 #define GROUP_ID ((i64)blockIdx.x)
 #define GROUP_ID_Y ((i64)blockIdx.y)
@@ -35,22 +38,24 @@ typedef unsigned long long u64;
 /* A flag another block sets while this one waits on it: read again on every call. */
 #define LOAD_VOLATILE_U64(p) (*(volatile const unsigned long long *)(p))
 #define STORE_VOLATILE_U64(p, v) (*(volatile unsigned long long *)(p) = (v))
-/* A flag published with release semantics (this thread's earlier writes are seen first by
- * whoever acquires it) and read with acquire semantics (what it publishes is seen after):
- * the pair costs less than two full fences (measured: f32 scan 865 -> 1017 GB/s). */
-INLINE void store_release_u64(GLOBAL u64 *p, u64 v) {
-  asm volatile("st.release.gpu.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+/* Two 64-bit words that other blocks write during this launch: each word is read (and
+ * written) whole, never torn, though the pair is two accesses; from L2, never a stale L1
+ * line. For data that validates itself word by word (scan.clh's tagged carry slots), so no
+ * flag and fence need to go first. */
+INLINE void load_relaxed_u64x2(const GLOBAL u64 *p, u64 *a, u64 *b) {
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(*a), "=l"(*b) : "l"(p) : "memory");
 }
-INLINE u64 load_acquire_u64(const GLOBAL u64 *p) {
-  u64 v;
-  asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
+INLINE void store_relaxed_u64x2(GLOBAL u64 *p, u64 a, u64 b) {
+  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b) : "memory");
 }
 
 #define AS_F32(u) __uint_as_float((u32)(u))
 #define BITS_F32(f) __float_as_uint(f)
 #define AS_F64(u) __longlong_as_double((i64)(u))
 #define BITS_F64(d) ((u64)__double_as_longlong(d))
+/* f64 to f32 rounded up (the smallest float not below) and down (the largest not above). */
+#define F64_TO_F32_UP(d) __double2float_ru(d)
+#define F64_TO_F32_DOWN(d) __double2float_rd(d)
 #define FMA(a, b, c) fma((a), (b), (c))
 #define SQRT(x) sqrt(x)
 
@@ -61,7 +66,7 @@ INLINE float f16_bits_to_f32(u32 h) {
 }
 
 /* 16 bytes in one load (the caller guarantees the alignment). */
-typedef struct { u32 w[4]; } vec16;
+typedef struct __align__(16) { u32 w[4]; } vec16;
 INLINE vec16 load_vec16(const GLOBAL void *p) {
   uint4 v = __ldg((const uint4 *)p);
   vec16 r;
@@ -70,6 +75,16 @@ INLINE vec16 load_vec16(const GLOBAL void *p) {
 }
 
 INLINE void store_vec16(GLOBAL void *p, const vec16 *v) {
+  *(uint4 *)p = make_uint4(v->w[0], v->w[1], v->w[2], v->w[3]);
+}
+/* The same in block-shared memory (16-byte aligned). */
+INLINE vec16 load_local_vec16(const LOCAL_PTR vec16 *p) {
+  uint4 v = *(const uint4 *)p;
+  vec16 r;
+  r.w[0] = v.x; r.w[1] = v.y; r.w[2] = v.z; r.w[3] = v.w;
+  return r;
+}
+INLINE void store_local_vec16(LOCAL_PTR vec16 *p, const vec16 *v) {
   *(uint4 *)p = make_uint4(v->w[0], v->w[1], v->w[2], v->w[3]);
 }
 
@@ -82,6 +97,23 @@ INLINE void store_vec16(GLOBAL void *p, const vec16 *v) {
 #define BALLOT(p) __ballot_sync(0xffffffffu, (p))
 #define FFS(x) __ffs(x)
 #define SYNCWARP() __syncwarp()
+/* Sum and bitwise or of a 32-bit value over the warp's lanes, every lane getting it: one
+ * instruction from sm_80 (redux.sync), five shuffle steps before. */
+#if __CUDA_ARCH__ >= 800
+#define REDUCE_ADD_U32(v) __reduce_add_sync(0xffffffffu, (u32)(v))
+#define REDUCE_OR_U32(v) __reduce_or_sync(0xffffffffu, (u32)(v))
+#else
+INLINE u32 reduce_add_u32_(u32 v) {
+  for (int d = 16; d; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+INLINE u32 reduce_or_u32_(u32 v) {
+  for (int d = 16; d; d /= 2) v |= __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+#define REDUCE_ADD_U32(v) reduce_add_u32_((u32)(v))
+#define REDUCE_OR_U32(v) reduce_or_u32_((u32)(v))
+#endif
 /* Whether any thread of the block passes a nonzero value (and a block barrier). */
 #define BARRIER_OR(v) __syncthreads_or(v)
 #define HAVE_ATOMIC64 1

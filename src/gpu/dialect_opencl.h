@@ -61,6 +61,9 @@ INLINE void atomic_add_f64_cas(volatile __global ulong *p, double v) {
 #endif
 
 #define AS_F32(u) as_float((uint)(u))
+/* f64 to f32 rounded up (the smallest float not below) and down (the largest not above). */
+#define F64_TO_F32_UP(d) convert_float_rtp(d)
+#define F64_TO_F32_DOWN(d) convert_float_rtn(d)
 #define BITS_F32(f) as_uint(f)
 #define AS_F64(u) as_double((ulong)(u))
 #define BITS_F64(d) as_ulong(d)

@@ -144,7 +144,6 @@ tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, c
                    {sizeof o, &o},     {sizeof o0, &o0},     {sizeof so0, &so0},
                    {sizeof so1, &so1}, {sizeof mode, &mode}, {sizeof phase, &phase},
                    {sizeof has_init, &has_init}, {sizeof i0, &i0}, {sizeof i1, &i1},
-                   {sizeof(cl_mem), NULL /* state */}, {sizeof(cl_mem), NULL /* counter */},
                    {sizeof totals, &totals}, {sizeof carry, &carry}};
   tally__ocl_arg cargs[] = {{sizeof totals, &totals}, {sizeof carry, &carry}, {sizeof nt, &nt}};
   size_t global = (size_t)pl.ntiles * (size_t)pl.block, local = (size_t)pl.block, one = 1;
@@ -152,7 +151,7 @@ tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, c
     s = ladder(c, p, x, x0, y, y0, o, so0, so1, mode);
     goto copy_back;
   }
-  if (!s) s = tally__ocl_set_args(c, tiles, targs, 21, "clSetKernelArg (scan_tiles)");
+  if (!s) s = tally__ocl_set_args(c, tiles, targs, 19, "clSetKernelArg (scan_tiles)");
   if (!s) {
     e = cl->clEnqueueNDRangeKernel(c->queue, tiles, 1, NULL, &global, &local, 0, NULL, NULL);
     if (e) s = tally__ocl_fail(c, e, "clEnqueueNDRangeKernel (scan_tiles, totals)");
@@ -163,7 +162,7 @@ tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, c
     if (e) s = tally__ocl_fail(c, e, "clEnqueueNDRangeKernel (scan_carries)");
   }
   phase = 2;
-  if (!s) s = tally__ocl_set_args(c, tiles, targs, 21, "clSetKernelArg (scan_tiles)");
+  if (!s) s = tally__ocl_set_args(c, tiles, targs, 19, "clSetKernelArg (scan_tiles)");
   if (!s) {
     e = cl->clEnqueueNDRangeKernel(c->queue, tiles, 1, NULL, &global, &local, 0, NULL, NULL);
     if (e) s = tally__ocl_fail(c, e, "clEnqueueNDRangeKernel (scan_tiles, outputs)");

@@ -7,7 +7,9 @@
  *   kernel cache ($TALLY_CACHE_DIR) for this machine's driver, with every core, so that
  *   the test suites that follow compile nothing; kernels already in the cache are not
  *   compiled again. --warm-for-driver=N: the same for a machine whose driver reports
- *   version N (cuDriverGetVersion), filled here (no driver needed), carried there. */
+ *   version N (cuDriverGetVersion), filled here (no driver needed), carried there.
+ *   --only=TEXT: only the specialisations whose sources or defines contain TEXT (e.g.
+ *   scan.clh, or "-DDT=7 -DSOP=0"), to look at a few kernels' cubins in the cache. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -25,10 +27,19 @@ typedef struct {
   _Atomic int next, failures;
   const char *arch;
   int driver; /* > 0: also write the disk cache for contexts on this driver */
+  const char *only; /* NULL, or a text the sources or defines must contain */
 } work;
+
+static int wanted(const work *w, const char *const *srcs, const char *defs) {
+  if (!w->only || strstr(defs, w->only)) return 1;
+  for (int i = 0; srcs[i]; i++)
+    if (strstr(srcs[i], w->only)) return 1;
+  return 0;
+}
 
 static void collect(const char *const *srcs, const char *defs, void *user) {
   work *w = user;
+  if (!wanted(w, srcs, defs)) return;
   for (int i = 0; i < w->n; i++)
     if (w->srcs[i] == srcs && strcmp(w->defs[i], defs) == 0) return; /* seen */
   if (w->n == MAX_SPECS) return;
@@ -71,6 +82,8 @@ int main(int argc, char **argv) {
       cu->cuDriverGetVersion(&W.driver);
     } else if (strncmp(argv[i], "--warm-for-driver=", 18) == 0) {
       W.driver = atoi(argv[i] + 18); /* fill the cache for another machine's driver */
+    } else if (strncmp(argv[i], "--only=", 7) == 0) {
+      W.only = argv[i] + 7;
     } else {
       W.arch = argv[i];
     }
