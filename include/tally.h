@@ -496,6 +496,9 @@ typedef struct {
                                    ±DBL_MAX the side that would overflow stays v) */
   tally_hist_outside outside; /**< default TALLY_HIST_DROP */
   tally_accuracy accuracy;    /**< weights: DEFAULT compensated sums, FAST plain f64 */
+  const char *variant;        /**< NULL or "best": bins privatised per block; "hist_simple":
+                                   the OpenCL tutorial's one global atomic per element, kept
+                                   as a ladder rung (GPU devices only, no weights) */
 } tally_hist_spec;
 
 /** @brief Fill @p spec with the defaults: nbins 0 (must be set), no range, DROP, DEFAULT. */

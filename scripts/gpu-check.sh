@@ -96,6 +96,9 @@ run_bench() {
   "$TALLY" bench $BENCH_ARGS --scan --dtypes f32 --sizes 2^16..2^30:2 --json &&
     "$TALLY" bench $BENCH_ARGS --scan --dtypes f64,i32 --sizes 2^24,2^28 --json &&
     "$TALLY" bench $BENCH_ARGS --hist --bins 256 --dtypes f32,u8 --sizes 2^24,2^28 --json &&
+    # The scan and histogram ladders' rungs beside best and CUB.
+    "$TALLY" bench $BENCH_ARGS --scan --variants ladder --dtypes f32 --sizes 2^20,2^24 --repeat 10 --json &&
+    "$TALLY" bench $BENCH_ARGS --hist --variants ladder --bins 256 --dtypes f32,u8 --sizes 2^24 --repeat 10 --json &&
     "$TALLY" bench $BENCH_ARGS --ops sum --dtypes f32 --sizes 2^10..2^30 --json &&
     "$TALLY" bench $BENCH_ARGS --ops sum,max,argmax,dot --dtypes f32,f64,i32 --sizes 2^28 --json &&
     "$TALLY" bench $BENCH_ARGS --host --ops sum --dtypes f32 --sizes 2^20..2^30:2 --json &&

@@ -10,13 +10,26 @@ int tally__gpu_hist_supported(const tally__hist_problem *p, int has_atomic64) {
   return p->nbins <= TALLY__HIST_LBINS_LARGE || (has_atomic64 && p->cs == 1);
 }
 
+tally_status tally__gpu_hist_simple_check(tally_context *ctx, const tally__hist_problem *p,
+                                          int has_atomic64, const char *atomics) {
+  if (!has_atomic64)
+    return tally__fail(ctx, TALLY_EUNSUPPORTED, "spec->variant: 'hist_simple' needs 64-bit "
+                       "global atomics (%s), which this device lacks", atomics);
+  if (p->out_mem == TALLY_MEM_DEVICE && p->cs != 1)
+    return tally__fail(ctx, TALLY_EUNSUPPORTED, "counts: 'hist_simple' adds into contiguous "
+                       "device counts only (stride %lld)", (long long)p->cs);
+  return TALLY_OK;
+}
+
 void tally__gpu_hist_plan_make(const tally__hist_problem *p, int block, int64_t max_blocks,
                                tally__gpu_hist_plan *pl) {
   memset(pl, 0, sizeof *pl);
   pl->block = block;
-  pl->lbins = p->nbins <= TALLY__HIST_LBINS_SMALL   ? TALLY__HIST_LBINS_SMALL
+  pl->lbins = p->variant == TALLY__HIST_SIMPLE        ? 0 /* global atomics only */
+              : p->nbins <= TALLY__HIST_LBINS_SMALL   ? TALLY__HIST_LBINS_SMALL
               : p->nbins <= TALLY__HIST_LBINS_LARGE ? TALLY__HIST_LBINS_LARGE
                                                      : 0;
+  pl->entry = p->variant == TALLY__HIST_SIMPLE ? "hist_simple" : "hist_blocks";
   /* 16 elements per thread at least; no more blocks than fill the device once; and fewer
    * than 2^32 elements per block (u32 bins). */
   int64_t want = (p->n + (int64_t)block * 16 - 1) / ((int64_t)block * 16);

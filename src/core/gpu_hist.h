@@ -18,8 +18,15 @@ typedef struct {
   int64_t nblocks, per_block;
   double step, scale;  /* even bins */
   size_t row_words;    /* u32 per block in `parts` */
+  const char *entry;   /* the counting kernel: hist_blocks, or hist_simple (the ladder rung) */
   char defs[128];
 } tally__gpu_hist_plan;
+
+/* Whether a GPU backend can run the hist_simple rung on p (64-bit global atomics: has_atomic64,
+ * named by `atomics` in the refusal; contiguous counts when they are device memory):
+ * TALLY_OK, or TALLY_EUNSUPPORTED saying what is missing. */
+tally_status tally__gpu_hist_simple_check(tally_context *ctx, const tally__hist_problem *p,
+                                          int has_atomic64, const char *atomics);
 
 /* Whether the GPU kernels count p: no weights (weight sums run on the host's threads),
  * and bins in local memory, or 64-bit atomics (has_atomic64) for more. */

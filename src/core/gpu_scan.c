@@ -55,6 +55,12 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__g
            fl && !minmax && p->accuracy == TALLY_ACCURACY_FAST, block, pl->items, pl->minb);
 }
 
+void tally__gpu_scan_ladder_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl) {
+  tally__gpu_scan_plan_make(p, block, pl);
+  size_t used = strlen(pl->defs);
+  snprintf(pl->defs + used, sizeof pl->defs - used, " -DSCAN_LADDER=1");
+}
+
 tally_status tally__gpu_scan_heads(tally_context *ctx, const tally__scan_problem *p,
                                    const uint8_t **heads, uint8_t **owned) {
   *heads = p->flags;

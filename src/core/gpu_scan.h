@@ -34,6 +34,10 @@ int tally__gpu_scan_supported(const tally__scan_problem *p);
  * I items, M blocks per SM, for measuring other shapes; the launch uses pl->block). */
 void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl);
 
+/* The same for the scan ladder's kernels (scan_ladder.clh): SCAN_LADDER=1 leaves the
+ * production kernels out of those builds. */
+void tally__gpu_scan_ladder_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl);
+
 /* The segment heads as n bytes: opt->flags as given, or (offsets) built into *owned
  * (malloc'd; the caller frees it). NULL with TALLY_OK when there are no segments. */
 tally_status tally__gpu_scan_heads(tally_context *ctx, const tally__scan_problem *p,

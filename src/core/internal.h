@@ -115,7 +115,12 @@ typedef struct {
   tally_accuracy accuracy;
   int64_t cs, ws;            /* element strides of counts and weight sums */
   tally_mem in_mem, out_mem;
+  int variant;               /* TALLY__HIST_* (0: best) */
 } tally__hist_problem;
+
+/* The histogram ladder (tally_hist_spec.variant): GPU backends only. */
+#define TALLY__HIST_BEST 0
+#define TALLY__HIST_SIMPLE 1
 
 /* One vtable per backend, at the level of whole algorithms. */
 struct tally__backend {

@@ -114,6 +114,19 @@ tally_status tally__validate_hist(tally_context *ctx, const tally_array *in,
   } else if (weight_sums) {
     return tally__fail(ctx, TALLY_EINVAL, "weight_sums: set, but weights is NULL");
   }
+  p->variant = TALLY__HIST_BEST;
+  if (spec->variant && strcmp(spec->variant, "best") != 0) {
+    if (strcmp(spec->variant, "hist_simple") != 0)
+      return tally__fail(ctx, TALLY_EINVAL, "spec->variant: '%s' is no histogram variant (best, "
+                         "hist_simple)", spec->variant);
+    if (ctx->backend == &tally__cpu_backend || !ctx->backend->histogram)
+      return tally__fail(ctx, TALLY_EUNSUPPORTED, "spec->variant: 'hist_simple' is a GPU ladder "
+                         "rung; the %s backend counts with 'best' only", ctx->backend->name);
+    if (weights)
+      return tally__fail(ctx, TALLY_EUNSUPPORTED, "spec->variant: 'hist_simple' counts only; "
+                         "weights need 'best'");
+    p->variant = TALLY__HIST_SIMPLE;
+  }
   if ((s = check_out(ctx, "counts", counts, TALLY_U64, nb, &Lc))) return s;
   p->cs = Lc.strides[0];
   p->out_mem = counts->mem;

@@ -17,7 +17,7 @@ static tally_status run(tally__cuda_ctx *c, const tally__hist_problem *p, const 
   tally__gpu_hist_plan_make(p, HIST_BLOCK, (int64_t)c->sms * 8, &pl);
   static const char *const srcs[] = {"reduce_part.clh", "hist.clh", NULL};
   CUfunction fblocks, fmerge;
-  tally_status s = tally__cuda_kernel_get(c, srcs, pl.defs, "hist_blocks", &fblocks);
+  tally_status s = tally__cuda_kernel_get(c, srcs, pl.defs, pl.entry, &fblocks);
   if (!s) s = tally__cuda_kernel_get(c, srcs, pl.defs, "hist_merge", &fmerge);
   if (s) return s;
   /* One wave: no more blocks than fit at once (the kernel's registers decide), so no
@@ -67,7 +67,9 @@ static tally_status run(tally__cuda_ctx *c, const tally__hist_problem *p, const 
   int clamp = p->outside == TALLY_HIST_CLAMP;
   void *a1[] = {&x, &n, &sx, &per, &nb, &lo, &hi, &step, &scale, &edges, &clamp, &rows, &cnt, &cs};
   r = c->cu->cuLaunchKernel(fblocks, (unsigned)pl.nblocks, 1, 1, HIST_BLOCK, 1, 1, 0, c->stream, a1, NULL);
-  if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (hist_blocks)");
+  if (r)
+    return tally__cuda_fail(c, r, p->variant == TALLY__HIST_SIMPLE ? "cuLaunchKernel (hist_simple)"
+                                                                    : "cuLaunchKernel (hist_blocks)");
   unsigned mgrid = (unsigned)((p->nbins + 3 + HIST_BLOCK - 1) / HIST_BLOCK);
   void *a2[] = {&rows, &nblocks, &nb, &cnt, &cs, &tot};
   r = c->cu->cuLaunchKernel(fmerge, pl.lbins ? mgrid : 1, 1, 1, HIST_BLOCK, 1, 1, 0, c->stream, a2, NULL);
@@ -96,7 +98,12 @@ tally_status tally__cuda_histogram(tally_context *ctx, const tally__hist_problem
                                    const void *weights, void *counts, void *weight_sums,
                                    tally_hist_stats *st) {
   tally__cuda_ctx *c = (tally__cuda_ctx *)ctx;
-  if (!tally__gpu_hist_supported(p, 1) || p->n == 0) {
+  const int simple = p->variant == TALLY__HIST_SIMPLE;
+  if (simple) {
+    tally_status s = tally__gpu_hist_simple_check(ctx, p, 1, "");
+    if (s) return s;
+  }
+  if ((!simple && !tally__gpu_hist_supported(p, 1)) || p->n == 0) {
     tally_context *cpu;
     tally_status s = tally__host_cpu(ctx, &c->cpu, &cpu);
     return s ? s : tally__gpu_hist_on_host(ctx, cpu, p, in, weights, counts, weight_sums, st);

@@ -184,7 +184,7 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
           tally__gpu_scan_plan pl;
           tally__gpu_scan_plan_make(&sp, TALLY_CUDA_SCAN_BLOCK, &pl);
           fn(scan_srcs, pl.defs, user);
-          tally__gpu_scan_plan_make(&sp, TALLY_LADDER_SCAN_BLOCK, &pl); /* the scan ladder */
+          tally__gpu_scan_ladder_plan_make(&sp, TALLY_LADDER_SCAN_BLOCK, &pl); /* the scan ladder */
           fn(ladder_scan_srcs, pl.defs, user);
           count += 2;
         }

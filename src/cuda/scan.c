@@ -34,7 +34,7 @@ static tally_status place(tally__cuda_ctx *c, const tally__scan_problem *p, int 
 static tally_status ladder(tally__cuda_ctx *c, const tally__scan_problem *p, CUdeviceptr x,
                            CUdeviceptr y, CUdeviceptr o, long long so0, long long so1, int mode) {
   tally__gpu_scan_plan pl;
-  tally__gpu_scan_plan_make(p, TALLY_LADDER_SCAN_BLOCK, &pl);
+  tally__gpu_scan_ladder_plan_make(p, TALLY_LADDER_SCAN_BLOCK, &pl);
   static const char *const srcs[] = {"reduce_part.clh", "scan.clh", "scan_ladder.clh", NULL};
   tally_status s;
   int steps[4];

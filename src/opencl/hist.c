@@ -19,7 +19,7 @@ static tally_status run(tally__ocl_ctx *c, const tally__hist_problem *p, const v
   tally__gpu_hist_plan_make(p, block, (int64_t)c->compute_units * 8, &pl);
   static const char *const srcs[] = {"reduce_part.clh", "hist.clh", NULL};
   cl_kernel kb, km;
-  tally_status s = tally__ocl_kernel_get(c, srcs, pl.defs, "hist_blocks", &kb);
+  tally_status s = tally__ocl_kernel_get(c, srcs, pl.defs, pl.entry, &kb);
   if (!s) s = tally__ocl_kernel_get(c, srcs, pl.defs, "hist_merge", &km);
   if (s) return s;
   size_t es = tally_dtype_size(p->dtype);
@@ -108,7 +108,12 @@ tally_status tally__ocl_histogram(tally_context *ctx, const tally__hist_problem 
                                   tally_hist_stats *st) {
   tally__ocl_ctx *c = (tally__ocl_ctx *)ctx;
   int global_ok = c->has_atomic64 && p->out_mem == TALLY_MEM_HOST;
-  if (!tally__gpu_hist_supported(p, global_ok) || p->n == 0) {
+  const int simple = p->variant == TALLY__HIST_SIMPLE;
+  if (simple) {
+    tally_status s = tally__gpu_hist_simple_check(ctx, p, c->has_atomic64, "cl_khr_int64_base_atomics");
+    if (s) return s;
+  }
+  if ((!simple && !tally__gpu_hist_supported(p, global_ok)) || p->n == 0) {
     tally_context *cpu;
     tally_status s = tally__host_cpu(ctx, &c->cpu, &cpu);
     return s ? s : tally__gpu_hist_on_host(ctx, cpu, p, in, weights, counts, weight_sums, st);

@@ -45,7 +45,7 @@ static tally_status ladder(tally__ocl_ctx *c, const tally__scan_problem *p, cl_m
   int block = c->max_wg < 256 ? (int)c->max_wg : 256;
   while (block & (block - 1)) block &= block - 1; /* a power of two */
   tally__gpu_scan_plan pl;
-  tally__gpu_scan_plan_make(p, block, &pl);
+  tally__gpu_scan_ladder_plan_make(p, block, &pl);
   static const char *const srcs[] = {"reduce_part.clh", "scan.clh", "scan_ladder.clh", NULL};
   tally_status s;
   int steps[4];

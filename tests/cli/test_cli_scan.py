@@ -205,6 +205,16 @@ def group_hist(t):
     t.json(["hist", p, "--bins", "4", "--range", "0,4", "--clamp"], lambda j: want(j, [2, 2, 1, 3], 1, 1, 1))
     # Automatic range: the data's min and max (NaN skipped).
     t.json(["hist", p, "--bins", "3"], lambda j: want(j, *bins_of(vals, 3, -1, 5), rng=[-1, 5]))
+    # The histogram ladder's rung (--variant hist_simple): GPU devices only.
+    t.bad(["hist", p, "--bins", "4", "--range", "0,4", "--variant", "hist_simple", "--device", "cpu"],
+          1, "spec->variant", "hist_simple", "cpu")
+    t.bad(["hist", p, "--bins", "4", "--range", "0,4", "--variant", "atomic"], 1, "spec->variant", "atomic")
+    rc, _, _ = t.run(["hist", p, "--bins", "4", "--range", "0,4", "--device", "opencl"])
+    if rc == 0:  # an OpenCL device is here (PoCL in CI): the rung counts as best does
+        t.json(["hist", p, "--bins", "4", "--range", "0,4", "--clamp", "--device", "opencl",
+                "--variant", "hist_simple"], lambda j: want(j, [2, 2, 1, 3], 1, 1, 1))
+    else:
+        print("note: no OpenCL device here; the hist --variant run on a GPU backend was not made")
     # Explicit edges of varying widths.
     pe = t.write("edges.txt", "-1\n0.5\n2\n10\n")
     t.json(["hist", p, "--edges", pe], lambda j: want(j, [2, 2, 4], 0, 0, 1) or

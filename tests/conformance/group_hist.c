@@ -143,6 +143,7 @@ static int run_on(tc_run *R, tally_context *ctx, const char *dev, const hc_case 
   spec.auto_range = c->range == 2;
   spec.outside = c->clamp ? TALLY_HIST_CLAMP : TALLY_HIST_DROP;
   spec.accuracy = c->acc;
+  spec.variant = R->hist_variant;
 
   uint64_t *cb = tc_alloc(sizeof(uint64_t) * (size_t)(nb + 2 * GUARD));
   double *sb = tc_alloc(sizeof(double) * (size_t)(nb + 2 * GUARD));
@@ -302,6 +303,7 @@ void tc_group_hist(tc_run *R) {
         if (c.range == 2 && c.kind == H_SPECIALS) c.kind = H_EDGES; /* auto range refuses Inf */
         c.weights = rot % 4 == 1 ? TALLY_F64 + 1 : rot % 4 == 3 ? TALLY_F32 + 1 : rot % 8 == 2 ? TALLY_I32 + 1 : 0;
         if (c.nbins > 3000) c.weights = 0; /* the exact reference per bin is heavy */
+        if (R->hist_variant) c.weights = 0; /* the ladder's rung counts only */
         c.acc = (rot / 4) & 1 ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
         c.stride = rot % 5 == 0 ? 3 : rot % 5 == 1 ? -1 : 1;
         one(R, &c);

@@ -1,4 +1,4 @@
-/* tally_conformance DEVICE [--quick] [--variant NAME] [--scan-variant NAME] [--case K] [--sample K] [--groups LIST]
+/* tally_conformance DEVICE [--quick] [--variant NAME] [--scan-variant NAME] [--hist-variant NAME] [--case K] [--sample K] [--groups LIST]
  *
  * --sample K runs one case in K (which ones depends on the seed); --groups runs only the
  * named groups (sizes,nan,layouts,segments,plans,user,huge,scan,hist); --ops and --dtypes only the
@@ -19,7 +19,7 @@
 #include "tc.h"
 
 static int usage(void) {
-  fprintf(stderr, "usage: tally_conformance DEVICE [--quick] [--variant NAME] [--scan-variant NAME] [--case K] "
+  fprintf(stderr, "usage: tally_conformance DEVICE [--quick] [--variant NAME] [--scan-variant NAME] [--hist-variant NAME] [--case K] "
                   "[--sample K] [--groups sizes,nan,layouts,segments,plans,user,huge,scan,hist] "
                   "[--ops sum,max,...] [--dtypes f32,i32,...]\n");
   return 2;
@@ -72,6 +72,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--quick") == 0) R.quick = 1;
     else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc) R.variant_name = argv[++i];
     else if (strcmp(argv[i], "--scan-variant") == 0 && i + 1 < argc) R.scan_variant = argv[++i];
+    else if (strcmp(argv[i], "--hist-variant") == 0 && i + 1 < argc) R.hist_variant = argv[++i];
     else if (strcmp(argv[i], "--case") == 0 && i + 1 < argc) R.only_case = strtoll(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--sample") == 0 && i + 1 < argc) R.sample = strtoll(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc) only_groups = argv[++i];

@@ -62,6 +62,7 @@ typedef struct {
   tc_variant variant;
   const char *variant_name; /* NULL for the default */
   const char *scan_variant; /* --scan-variant: the scan ladder rung, or NULL */
+  const char *hist_variant; /* --hist-variant: the histogram ladder rung, or NULL */
   int max_slices;           /* > 0: cases of more slices are left out (GPU ladder variants) */
   int quick;
   uint64_t seed;

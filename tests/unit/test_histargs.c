@@ -116,6 +116,58 @@ static void minmax_message(void) {
         "failed MINMAX pass: %s: '%s', want '%s...'", tally_status_name(s), m, prefix);
 }
 
+/* spec->variant: unknown names, the GPU rung on the CPU, the rung with weights; on an
+ * OpenCL device (PoCL in CI) the rung counts like best. */
+static void hist_variants(tt_rng *rng) {
+  enum { N = 5000, NB = 37 };
+  static float x[N];
+  static double w[N];
+  static uint64_t best[NB], simple[NB];
+  for (int i = 0; i < N; i++) x[i] = (float)(tt_rng_unit(rng) * 12.0 - 1.0), w[i] = 1;
+  x[7] = NAN;
+  tally_array in = tally_array_1d(x, TALLY_F32, N), wa = tally_array_1d(w, TALLY_F64, N);
+  tally_array cb = tally_array_1d(best, TALLY_U64, NB), cs = tally_array_1d(simple, TALLY_U64, NB);
+  static double sums[NB];
+  tally_array sa = tally_array_1d(sums, TALLY_F64, NB);
+  tally_hist_spec sp;
+  tally_hist_spec_init(&sp);
+  sp.nbins = NB;
+  sp.lo = 0;
+  sp.hi = 10;
+  sp.variant = "best";
+  TU_EXPECT(tally_histogram(ctx, &in, NULL, &sp, &cb, NULL, NULL), TALLY_OK, "");
+  sp.variant = "hist_atomic";
+  TU_EXPECT(tally_histogram(ctx, &in, NULL, &sp, &cs, NULL, NULL), TALLY_EINVAL, "spec->variant",
+            "hist_atomic", "hist_simple");
+  sp.variant = "hist_simple";
+  TU_EXPECT(tally_histogram(ctx, &in, NULL, &sp, &cs, NULL, NULL), TALLY_EUNSUPPORTED,
+            "spec->variant", "hist_simple", "cpu");
+#ifdef TALLY_TEST_SANITIZED
+  const int try_opencl = 0; /* the device compiler is not ours to sanitize */
+#else
+  const int try_opencl = 1;
+#endif
+  tally_context *ocl;
+  if (try_opencl && tally_open("opencl", &ocl) == TALLY_OK) {
+    tally_context *keep = ctx;
+    ctx = ocl;
+    TU_EXPECT(tally_histogram(ctx, &in, &wa, &sp, &cs, &sa, NULL), TALLY_EUNSUPPORTED,
+              "spec->variant", "weights");
+    memset(simple, 0xa5, sizeof simple);
+    tally_hist_stats st;
+    tally_status s = tally_histogram(ctx, &in, NULL, &sp, &cs, NULL, &st);
+    if (s == TALLY_EUNSUPPORTED) { /* no 64-bit atomics on this device: said so */
+      TU_EXPECT(s, TALLY_EUNSUPPORTED, "atomics");
+    } else {
+      TU_EXPECT(s, TALLY_OK, "");
+      CHECK(memcmp(best, simple, sizeof best) == 0, "opencl hist_simple: counts differ from best");
+      CHECK(st.nan == 1, "opencl hist_simple: %lld NaNs, want 1", (long long)st.nan);
+    }
+    tally_close(ocl);
+    ctx = keep;
+  }
+}
+
 int main(void) {
   tt_rng rng;
   tt_rng_seed(&rng, tt_test_seed("test_histargs"));
@@ -126,6 +178,7 @@ int main(void) {
   edges_overlap();
   auto_constant(&rng);
   minmax_message();
+  hist_variants(&rng);
   tally_close(ctx);
   return tu_done("histargs");
 }

@@ -56,6 +56,8 @@ const char bench_usage[] =
     "  --hist             time tally_histogram of each --dtypes and --sizes, on uniform data\n"
     "                     and on skewed data (all in one bin), against the read probe\n"
     "  --bins N           histogram bins for --hist (default 256)\n"
+    "                     With --scan or --hist on a GPU, --variants names the ladders' rungs:\n"
+    "                     hillis_steele,blelloch,four_kernel / hist_simple, or ladder: all, best last\n"
     "\n"
     "  --local-sizes LIST OpenCL: repeat the run for each work-group size (powers of two,\n"
     "                     e.g. 32,64,128,256,512,1024; the device string gets local=N)\n"

@@ -273,6 +273,10 @@ int bench_scan_hist(const bench_opts *o) {
     cli_error("--%s: CPU and CUDA devices only for now (this is %s)", o->hist ? "hist" : "scan",
               r.info.backend);
     rc = CLI_EXIT_USAGE;
+  } else if (strcmp(o->variants, "best") != 0) {
+    cli_error("--variants: %s: the cpu device scans and counts with best only (the ladders' "
+              "rungs run on GPU devices)", o->variants);
+    rc = CLI_EXIT_USAGE;
   } else {
     bench_utc_date(r.date, sizeof r.date);
     for (int pass = 0; pass < 2 && rc == 0; pass++) {

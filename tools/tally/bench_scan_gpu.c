@@ -51,8 +51,33 @@ static double time_calls(const bench_run *r, const gpu_call *g, int runs) {
   return m;
 }
 
-static void row(const bench_run *r, tally_dtype dt, int64_t n, tally_accuracy acc, double us,
-                double bytes, const cub_point *copy, const cub_point *cub, const char *cub_why) {
+#define MAX_MODE_VARIANTS 8
+
+/* The variants --variants asks of a scan or histogram bench: "ladder" or "all", every rung
+ * and then best; else the names as given (the library refuses a bad one, by name). *buf
+ * holds the names (free it). Returns how many, or -1 after an error line. */
+static int mode_variants(const char *list, int hist, const char **names, char **buf) {
+  static const char *const scan_all[] = {"hillis_steele", "blelloch", "four_kernel", "best"};
+  static const char *const hist_all[] = {"hist_simple", "best"};
+  *buf = NULL;
+  if (!strcmp(list, "ladder") || !strcmp(list, "all")) {
+    int k = hist ? 2 : 4;
+    for (int i = 0; i < k; i++) names[i] = hist ? hist_all[i] : scan_all[i];
+    return k;
+  }
+  if (!(*buf = strdup(list))) return cli_error("out of memory"), -1;
+  int k = 0;
+  for (char *save = NULL, *t = strtok_r(*buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (k == MAX_MODE_VARIANTS) return cli_error("--variants: at most %d names", MAX_MODE_VARIANTS), -1;
+    names[k++] = t;
+  }
+  if (!k) return cli_error("--variants: empty list"), -1;
+  return k;
+}
+
+static void row(const bench_run *r, tally_dtype dt, const char *variant, int64_t n,
+                tally_accuracy acc, double us, double bytes, const cub_point *copy,
+                const cub_point *cub, const char *cub_why) {
   char ns[32];
   bench_format_n(ns, sizeof ns, n);
   double gbps = bytes / us * 1e-3;
@@ -64,6 +89,7 @@ static void row(const bench_run *r, tally_dtype dt, int64_t n, tally_accuracy ac
     bench_json_str("device", r->info.device);
     bench_json_str("date", r->date);
     bench_json_str("dtype", tally_dtype_name(dt));
+    bench_json_str("variant", variant);
     printf(",\"n\":%" PRId64, n);
     bench_json_str("accuracy", bench_acc_name(acc));
     bench_json_num("median_us", us, 0);
@@ -79,8 +105,8 @@ static void row(const bench_run *r, tally_dtype dt, int64_t n, tally_accuracy ac
     char c1[32] = "-", c2[32] = "-", c3[32] = "-", c4[32] = "-";
     if (cgbps > 0) snprintf(c1, sizeof c1, "%.1f", cgbps), snprintf(c2, sizeof c2, "%.3f", gbps / cgbps);
     if (xcub > 0) snprintf(c3, sizeof c3, "%.1f", cub->call_us), snprintf(c4, sizeof c4, "%.3f", xcub);
-    printf("%-6s %10s %-8s %11.1f %9.1f %10s %9s %11s %9s\n", tally_dtype_name(dt), ns,
-           bench_acc_name(acc), us, gbps, c1, c2, c3, c4);
+    printf("%-6s %-13s %10s %-8s %11.1f %9.1f %10s %9s %11s %9s\n", tally_dtype_name(dt), variant,
+           ns, bench_acc_name(acc), us, gbps, c1, c2, c3, c4);
   }
   fflush(stdout);
 }
@@ -91,16 +117,16 @@ void bench_scan_gpu_header(const bench_run *r, int hist) {
     printf("# tally bench --hist: device %s (%s), %s; device arrays, L2 flushed before each "
            "call, medians; GB/s: bytes read; x_cub: CUB's HistogramEven time / tally's (CUB %s)\n",
            r->info.backend, r->info.device, r->date, r->cub.present ? r->cub.version : "absent");
-    printf("%-6s %6s %10s %-8s %11s %9s %11s %9s\n", "dtype", "bins", "n", "data", "median_us",
-           "GB/s", "cub_us", "x_cub");
+    printf("%-6s %-11s %6s %10s %-8s %11s %9s %11s %9s\n", "dtype", "variant", "bins", "n", "data",
+           "median_us", "GB/s", "cub_us", "x_cub");
     return;
   }
   printf("# tally bench --scan: device %s (%s), %s; device arrays, L2 flushed before each call, "
          "medians; copy: a device-to-device copy of the same bytes; x_cub: CUB's time / "
          "tally's (CUB %s)\n", r->info.backend, r->info.device, r->date,
          r->cub.present ? r->cub.version : "absent");
-  printf("%-6s %10s %-8s %11s %9s %10s %9s %11s %9s\n", "dtype", "n", "accuracy", "median_us",
-         "GB/s", "copy_GB/s", "ratio", "cub_us", "x_cub");
+  printf("%-6s %-13s %10s %-8s %11s %9s %10s %9s %11s %9s\n", "dtype", "variant", "n", "accuracy",
+         "median_us", "GB/s", "copy_GB/s", "ratio", "cub_us", "x_cub");
 }
 
 int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
@@ -109,10 +135,14 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
   if (tally_result_dtype(TALLY_SUM, dt, &rt) != TALLY_OK) return 0;
   int runs = o->timing.repeat ? o->timing.repeat : DEFAULT_RUNS, ns = o->nsizes;
   size_t es = tally_dtype_size(dt), rs = tally_dtype_size(rt);
+  const char *vnames[MAX_MODE_VARIANTS];
+  char *vbuf;
+  int nv = mode_variants(o->variants, 0, vnames, &vbuf);
+  if (nv < 0) { free(vbuf); return -1; }
   cub_point *copy = calloc((size_t)ns, sizeof *copy), *cub = calloc((size_t)ns, sizeof *cub);
   int64_t *half = malloc((size_t)ns * sizeof *half);
   if (!copy || !cub || !half) {
-    free(copy), free(cub), free(half);
+    free(copy), free(cub), free(half), free(vbuf);
     return cli_error("out of memory"), -1;
   }
   for (int i = 0; i < ns; i++) {
@@ -157,20 +187,23 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
       g.in = tally_array_1d(dx, dt, n);
       g.out = tally_array_1d(dy, rt, n);
       g.in.mem = g.out.mem = TALLY_MEM_DEVICE;
-      for (int a = 0; a < 2 && rc == 0; a++) {
-        if (!(o->accuracies & (a ? BENCH_ACC_FAST : BENCH_ACC_DEFAULT))) continue;
-        tally_scan_options_init(&g.so);
-        g.so.accuracy = a ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
-        g.so.nan = o->nan;
-        double us = time_calls(r, &g, runs);
-        if (us < 0) rc = -1;
-        else row(r, dt, n, g.so.accuracy, us, (double)n * (double)(es + rs), &copy[i], &cub[i], why);
-      }
+      for (int v = 0; v < nv && rc == 0; v++)
+        for (int a = 0; a < 2 && rc == 0; a++) {
+          if (!(o->accuracies & (a ? BENCH_ACC_FAST : BENCH_ACC_DEFAULT))) continue;
+          tally_scan_options_init(&g.so);
+          g.so.accuracy = a ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
+          g.so.nan = o->nan;
+          g.so.variant = vnames[v];
+          double us = time_calls(r, &g, runs);
+          if (us < 0) rc = -1;
+          else row(r, dt, vnames[v], n, g.so.accuracy, us, (double)n * (double)(es + rs), &copy[i],
+                   &cub[i], why);
+        }
     }
     tally_mem_free(r->ctx, dx);
     tally_mem_free(r->ctx, dy);
   }
-  free(copy), free(cub), free(half);
+  free(copy), free(cub), free(half), free(vbuf);
   return rc;
 }
 
@@ -178,8 +211,12 @@ int bench_hist_gpu_dtype(const bench_run *r, tally_dtype dt) {
   const bench_opts *o = r->o;
   int runs = o->timing.repeat ? o->timing.repeat : DEFAULT_RUNS, ns = o->nsizes;
   size_t es = tally_dtype_size(dt);
+  const char *vnames[MAX_MODE_VARIANTS];
+  char *vbuf;
+  int nv = mode_variants(o->variants, 1, vnames, &vbuf);
+  if (nv < 0) { free(vbuf); return -1; }
   cub_point *cub[2] = {calloc((size_t)ns, sizeof(cub_point)), calloc((size_t)ns, sizeof(cub_point))};
-  if (!cub[0] || !cub[1]) { free(cub[0]), free(cub[1]); return cli_error("out of memory"), -1; }
+  if (!cub[0] || !cub[1]) { free(cub[0]), free(cub[1]), free(vbuf); return cli_error("out of memory"), -1; }
   char why[256] = "";
   for (int i = 0; i < ns; i++) cub[0][i].call_us = cub[1][i].call_us = -1;
   if (o->no_peers) snprintf(why, sizeof why, "--no-peers");
@@ -202,43 +239,47 @@ int bench_hist_gpu_dtype(const bench_run *r, tally_dtype dt) {
       bench_hist_data(host, dt, n, k, o->seed, &lo, &hi);
       st = tally_mem_copy(r->ctx, dx, TALLY_MEM_DEVICE, host, TALLY_MEM_HOST, (size_t)n * es);
       if (st) break;
-      gpu_call g;
-      memset(&g, 0, sizeof g);
-      g.hist = 1;
-      g.in = tally_array_1d(dx, dt, n);
-      g.out = tally_array_1d(dc, TALLY_U64, o->bins);
-      g.in.mem = g.out.mem = TALLY_MEM_DEVICE;
-      tally_hist_spec_init(&g.hs);
-      g.hs.nbins = o->bins;
-      g.hs.lo = lo;
-      g.hs.hi = hi;
-      double us = time_calls(r, &g, runs);
-      if (us < 0) { rc = -1; break; }
-      const cub_point *c = &cub[k][i];
-      double bytes = (double)n * (double)es, gbps = bytes / us * 1e-3;
-      double x = c->call_us > 0 ? c->call_us / us : -1;
-      char ns_s[32], c1[32] = "-", c2[32] = "-";
-      bench_format_n(ns_s, sizeof ns_s, n);
-      if (x > 0) snprintf(c1, sizeof c1, "%.1f", c->call_us), snprintf(c2, sizeof c2, "%.3f", x);
-      if (o->json) {
-        printf("{\"kind\":\"hist\"");
-        bench_json_str("backend", r->info.backend);
-        bench_json_str("device", r->info.device);
-        bench_json_str("date", r->date);
-        bench_json_str("dtype", tally_dtype_name(dt));
-        printf(",\"n\":%" PRId64 ",\"bins\":%" PRId64 ",\"data\":\"%s\"", n, o->bins,
-               k ? "skewed" : "uniform");
-        bench_json_num("median_us", us, 0);
-        bench_json_num("gbps", gbps, 0);
-        bench_json_num("cub_us", c->call_us, x < 0);
-        bench_json_num("speedup_cub", x, x < 0);
-        if (x < 0) bench_json_str("cub_note", why);
-        puts("}");
-      } else {
-        printf("%-6s %6" PRId64 " %10s %-8s %11.1f %9.1f %11s %9s\n", tally_dtype_name(dt), o->bins,
-               ns_s, k ? "skewed" : "uniform", us, gbps, c1, c2);
+      for (int v = 0; v < nv && rc == 0; v++) {
+        gpu_call g;
+        memset(&g, 0, sizeof g);
+        g.hist = 1;
+        g.in = tally_array_1d(dx, dt, n);
+        g.out = tally_array_1d(dc, TALLY_U64, o->bins);
+        g.in.mem = g.out.mem = TALLY_MEM_DEVICE;
+        tally_hist_spec_init(&g.hs);
+        g.hs.nbins = o->bins;
+        g.hs.lo = lo;
+        g.hs.hi = hi;
+        g.hs.variant = vnames[v];
+        double us = time_calls(r, &g, runs);
+        if (us < 0) { rc = -1; break; }
+        const cub_point *c = &cub[k][i];
+        double bytes = (double)n * (double)es, gbps = bytes / us * 1e-3;
+        double x = c->call_us > 0 ? c->call_us / us : -1;
+        char ns_s[32], c1[32] = "-", c2[32] = "-";
+        bench_format_n(ns_s, sizeof ns_s, n);
+        if (x > 0) snprintf(c1, sizeof c1, "%.1f", c->call_us), snprintf(c2, sizeof c2, "%.3f", x);
+        if (o->json) {
+          printf("{\"kind\":\"hist\"");
+          bench_json_str("backend", r->info.backend);
+          bench_json_str("device", r->info.device);
+          bench_json_str("date", r->date);
+          bench_json_str("dtype", tally_dtype_name(dt));
+          bench_json_str("variant", vnames[v]);
+          printf(",\"n\":%" PRId64 ",\"bins\":%" PRId64 ",\"data\":\"%s\"", n, o->bins,
+                 k ? "skewed" : "uniform");
+          bench_json_num("median_us", us, 0);
+          bench_json_num("gbps", gbps, 0);
+          bench_json_num("cub_us", c->call_us, x < 0);
+          bench_json_num("speedup_cub", x, x < 0);
+          if (x < 0) bench_json_str("cub_note", why);
+          puts("}");
+        } else {
+          printf("%-6s %-11s %6" PRId64 " %10s %-8s %11.1f %9.1f %11s %9s\n", tally_dtype_name(dt),
+                 vnames[v], o->bins, ns_s, k ? "skewed" : "uniform", us, gbps, c1, c2);
+        }
+        fflush(stdout);
       }
-      fflush(stdout);
     }
     if (st) { cli_lib_error(r->ctx, st); rc = -1; }
     bench_free(host);
@@ -247,5 +288,6 @@ int bench_hist_gpu_dtype(const bench_run *r, tally_dtype dt) {
   }
   free(cub[0]);
   free(cub[1]);
+  free(vbuf);
   return rc;
 }

@@ -28,6 +28,8 @@ static const char hist_usage[] =
     "                     (default: leave them out, and report how many)\n"
     "  --weights FILE     also sum these weights per bin (one per element)\n"
     "  --accuracy MODE    weight sums: default (compensated) or fast\n"
+    "  --variant NAME     GPU devices: hist_simple (one global atomic per element, the\n"
+    "                     OpenCL tutorial's kernel; a ladder rung); default best\n"
     "  --plot FILE.png    also draw the counts as a PNG bar chart\n"
     "  --width W          text bars: at most W characters (default 50)\n"
     "  --device STR       auto, cpu, cpu:threads=N, ... (default: $TALLY_DEVICE, else auto)\n"
@@ -37,7 +39,7 @@ static const char hist_usage[] =
     "  -h, --help         show this help\n";
 
 typedef struct {
-  const char *file, *edges, *weights, *plot, *device;
+  const char *file, *edges, *weights, *plot, *device, *variant;
   int64_t bins;
   int has_bins, has_range, clamp, json, width;
   double lo, hi;
@@ -47,7 +49,7 @@ typedef struct {
 
 static int parse_args(int argc, char **argv, hist_args *a) {
   enum { O_BINS = 256, O_RANGE, O_EDGES, O_CLAMP, O_WEIGHTS, O_ACC, O_PLOT, O_WIDTH, O_DEVICE,
-         O_DTYPE, O_COLUMN, O_JSON };
+         O_DTYPE, O_COLUMN, O_JSON, O_VARIANT };
   static const struct option longopts[] = {
       {"bins", required_argument, NULL, O_BINS},     {"range", required_argument, NULL, O_RANGE},
       {"edges", required_argument, NULL, O_EDGES},   {"clamp", no_argument, NULL, O_CLAMP},
@@ -55,6 +57,7 @@ static int parse_args(int argc, char **argv, hist_args *a) {
       {"plot", required_argument, NULL, O_PLOT},     {"width", required_argument, NULL, O_WIDTH},
       {"device", required_argument, NULL, O_DEVICE}, {"dtype", required_argument, NULL, O_DTYPE},
       {"column", required_argument, NULL, O_COLUMN}, {"json", no_argument, NULL, O_JSON},
+      {"variant", required_argument, NULL, O_VARIANT},
       {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
   };
   memset(a, 0, sizeof *a);
@@ -118,6 +121,7 @@ static int parse_args(int argc, char **argv, hist_args *a) {
     }
     case O_COLUMN: a->io.column = optarg; break;
     case O_JSON: a->json = 1; break;
+    case O_VARIANT: a->variant = optarg; break; /* the library names a bad one */
     case ':': cli_error("%s: missing value", argv[optind - 1]); return CLI_EXIT_USAGE;
     default:
       if (optopt) cli_error("-%c: unknown option (see tally hist --help)", optopt);
@@ -263,6 +267,7 @@ int tally_cmd_hist(int argc, char **argv) {
   spec.auto_range = !edges && !a.has_range;
   spec.outside = a.clamp ? TALLY_HIST_CLAMP : TALLY_HIST_DROP;
   spec.accuracy = a.acc;
+  spec.variant = a.variant;
   tally_array ca = tally_array_1d(counts, TALLY_U64, a.bins), sa = tally_array_1d(sums, TALLY_F64, a.bins);
   tally_hist_stats st;
   tally_status s = tally_open(a.device, &ctx);
