@@ -22,9 +22,10 @@ tally_status tally__gpu_hist_simple_check(tally_context *ctx, const tally__hist_
 }
 
 void tally__gpu_hist_plan_make(const tally__hist_problem *p, int block, int64_t max_blocks,
-                               tally__gpu_hist_plan *pl) {
+                               int merge_atomic, tally__gpu_hist_plan *pl) {
   memset(pl, 0, sizeof *pl);
   pl->block = block;
+  pl->merge_atomic = merge_atomic;
   pl->lbins = p->variant == TALLY__HIST_SIMPLE        ? 0 /* global atomics only */
               : p->nbins <= TALLY__HIST_LBINS_SMALL   ? TALLY__HIST_LBINS_SMALL
               : p->nbins <= TALLY__HIST_LBINS_LARGE ? TALLY__HIST_LBINS_LARGE
@@ -40,11 +41,11 @@ void tally__gpu_hist_plan_make(const tally__hist_problem *p, int block, int64_t 
   if (pl->per_block < 1) pl->per_block = 1;
   pl->nblocks = (p->n + pl->per_block - 1) / pl->per_block;
   if (pl->nblocks < 1) pl->nblocks = 1;
-  pl->row_words = pl->lbins ? (size_t)p->nbins + 3 : 3;
+  pl->row_words = merge_atomic ? 0 : pl->lbins ? (size_t)p->nbins + 3 : 3;
   pl->step = (p->hi - p->lo) / (double)p->nbins;
   pl->scale = (double)p->nbins / (p->hi - p->lo);
-  snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DIGN=0 -DFAST=0 -DDT=%d -DBLOCK=%d -DLBINS=%d -DGLOBAL_BINS=%d -DEDGES=%d",
-           (int)p->dtype, block, pl->lbins ? pl->lbins : 1, pl->lbins == 0, p->edges != NULL);
+  snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DIGN=0 -DFAST=0 -DDT=%d -DBLOCK=%d -DLBINS=%d -DGLOBAL_BINS=%d -DEDGES=%d -DMERGE_ATOMIC=%d",
+           (int)p->dtype, block, pl->lbins ? pl->lbins : 1, pl->lbins == 0, p->edges != NULL, merge_atomic);
 }
 
 void tally__gpu_hist_stats(const tally__hist_problem *p, const uint64_t tot[3], tally_hist_stats *st) {

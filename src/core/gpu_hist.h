@@ -18,8 +18,9 @@ typedef struct {
   int64_t nblocks, per_block;
   double step, scale;  /* even bins */
   size_t row_words;    /* u32 per block in `parts` */
+  int merge_atomic;    /* blocks add into zeroed u64 counts and totals; no hist_merge */
   const char *entry;   /* the counting kernel: hist_blocks, or hist_simple (the ladder rung) */
-  char defs[128];
+  char defs[160];
 } tally__gpu_hist_plan;
 
 /* Whether a GPU backend can run the hist_simple rung on p (64-bit global atomics: has_atomic64,
@@ -32,9 +33,11 @@ tally_status tally__gpu_hist_simple_check(tally_context *ctx, const tally__hist_
  * and bins in local memory, or 64-bit atomics (has_atomic64) for more. */
 int tally__gpu_hist_supported(const tally__hist_problem *p, int has_atomic64);
 
-/* Plan p: blocks of `block` threads, at most max_blocks of them. */
+/* Plan p: blocks of `block` threads, at most max_blocks of them; merge_atomic: the blocks
+ * add their counts into zeroed u64 counts (contiguous) and three zeroed u64 totals (at
+ * `parts`) with 64-bit atomics instead of writing rows for hist_merge. */
 void tally__gpu_hist_plan_make(const tally__hist_problem *p, int block, int64_t max_blocks,
-                               tally__gpu_hist_plan *pl);
+                               int merge_atomic, tally__gpu_hist_plan *pl);
 
 /* The stats of a run from the three totals (below, above, NaN). */
 void tally__gpu_hist_stats(const tally__hist_problem *p, const uint64_t tot[3], tally_hist_stats *st);

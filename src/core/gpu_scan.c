@@ -24,12 +24,14 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__g
   pl->rsize = tally_dtype_size(p->rdtype);
   pl->block = block;
   /* 96 bytes of input per thread (1-byte elements: 32, the most a run holds), loaded 16
-   * bytes at a time, in blocks of `block` (512 on CUDA), two resident per SM: the shape
-   * that read and wrote fastest on an H100 of those measured (TALLY_SCAN_TILE, 2026-11-25:
-   * f32 at 2^28, 256x16 x4 blocks 1017 GB/s, 512x16 1153, 1024x16 1145, 512x24 1276). The
-   * more bytes a block has in flight, the less the look-back's waits cost. */
+   * bytes at a time, in blocks of `block` (384 on CUDA), as many resident per SM as make
+   * 1152 threads (CUDA: 3 of 384): the shape that read and wrote fastest on an H100 of
+   * those measured with TALLY_SCAN_TILE (f32 at 2^28, 2026-11-25: 384x24x3 1005 us,
+   * 320x24x3 1011, 256x24x4 1021, 448x24x2 1057, 448x24x3 1171 (registers spill); before
+   * the transposition 512x24x2 was best). The more bytes an SM has in flight, the less
+   * the look-back's waits cost. */
   pl->items = pl->esize == 8 ? 12 : pl->esize == 1 ? 32 : 24;
-  pl->minb = 2048 / block / 2 > 0 ? 2048 / block / 2 : 1;
+  pl->minb = 1152 / block > 0 ? 1152 / block : 1;
   /* TALLY_SCAN_TILE=BLOCKxITEMSxMINB: another tile shape, for measuring (bench --scan). */
   const char *tune = getenv("TALLY_SCAN_TILE");
   int tb, ti, tm;
@@ -53,6 +55,14 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__g
   snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DDT=%d -DSOP=%d -DRDT=%d -DIGN=%d -DFAST=%d -DBLOCK=%d -DITEMS=%d -DMINB=%d",
            (int)p->dtype, scan_op_code(p->op), (int)p->rdtype, fl && p->nan == TALLY_NAN_IGNORE,
            fl && !minmax && p->accuracy == TALLY_ACCURACY_FAST, block, pl->items, pl->minb);
+  /* TALLY_SCAN_DEFS="-DNAME=V ...": more kernel definitions, for measuring a kernel's
+   * switches (e.g. -DXSWZ=0 in scan.clh) in bench --scan; characters outside -=_ letters,
+   * digits and spaces make it ignored. */
+  const char *more = getenv("TALLY_SCAN_DEFS");
+  if (more && strspn(more, "-=_ ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == strlen(more)) {
+    size_t used = strlen(pl->defs);
+    snprintf(pl->defs + used, sizeof pl->defs - used, " %s", more);
+  }
 }
 
 void tally__gpu_scan_ladder_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl) {

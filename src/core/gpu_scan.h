@@ -23,7 +23,7 @@ typedef struct {
   int has_init;
   uint64_t i0, i1;       /* the init's bits (result values; MIN, MAX: the input dtype) */
   size_t esize, rsize;   /* bytes of an input element and of a result value */
-  char defs[160];        /* -D definitions of the kernel */
+  char defs[224];        /* -D definitions of the kernel */
 } tally__gpu_scan_plan;
 
 /* Whether a GPU backend scans p with its kernels: built-in ops (user scans run on the

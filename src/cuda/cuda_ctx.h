@@ -113,7 +113,7 @@ tally_status tally__cuda_grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have
                               const char *what);
 
 /* tally_scan of built-in ops (scan.c), on tiles of this many threads. */
-#define TALLY_CUDA_SCAN_BLOCK 448
+#define TALLY_CUDA_SCAN_BLOCK 384
 /* The scan ladder's work-groups (src/gpu/scan_ladder.clh; a power of two). */
 #define TALLY_LADDER_SCAN_BLOCK 256
 tally_status tally__cuda_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,

@@ -1,5 +1,7 @@
-/* tally_histogram on a CUDA device: hist_blocks then hist_merge (src/gpu/hist.clh). A host
- * input is copied (the span it touches) to the device; host counts come back by copy.
+/* tally_histogram on a CUDA device: hist_blocks, its blocks adding their counts into zeroed
+ * u64 counts with 64-bit atomics (MERGE_ATOMIC, src/gpu/hist.clh); device counts with a
+ * stride are added contiguously and spread by hist_merge. A host input is copied (the span
+ * it touches) to the device; host counts come back by copy.
  * Weights (their sums per bin) run on the host's CPU threads, device arrays copied there
  * and back (core/gpu_hist.c). */
 #include "core/gpu_hist.h"
@@ -14,7 +16,7 @@
 static tally_status run(tally__cuda_ctx *c, const tally__hist_problem *p, const void *in,
                         void *counts, tally_hist_stats *st) {
   tally__gpu_hist_plan pl;
-  tally__gpu_hist_plan_make(p, HIST_BLOCK, (int64_t)c->sms * 8, &pl);
+  tally__gpu_hist_plan_make(p, HIST_BLOCK, (int64_t)c->sms * 8, 1, &pl);
   static const char *const srcs[] = {"reduce_part.clh", "hist.clh", NULL};
   CUfunction fblocks, fmerge;
   tally_status s = tally__cuda_kernel_get(c, srcs, pl.defs, pl.entry, &fblocks);
@@ -26,7 +28,7 @@ static tally_status run(tally__cuda_ctx *c, const tally__hist_problem *p, const 
   int resident = 0;
   if (!c->cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&resident, fblocks, HIST_BLOCK, 0) &&
       resident > 0 && resident < 8)
-    tally__gpu_hist_plan_make(p, HIST_BLOCK, (int64_t)c->sms * resident, &pl);
+    tally__gpu_hist_plan_make(p, HIST_BLOCK, (int64_t)c->sms * resident, 1, &pl);
   size_t es = tally_dtype_size(p->dtype);
   CUdeviceptr x;
   CUresult r;
@@ -40,24 +42,21 @@ static tally_status run(tally__cuda_ctx *c, const tally__hist_problem *p, const 
     if (r) return tally__cuda_fail(c, r, "cuMemcpyHtoDAsync (histogram input)");
     x = c->staging[0] - (CUdeviceptr)lo;
   }
-  /* Scratch: edges, the blocks' rows, three totals, and the counts of a host output. */
+  /* Scratch: edges, three totals, and contiguous counts where the output is not (host
+   * counts, or device counts with a stride), all zeroed but the edges. */
   size_t edge_bytes = p->edges ? (size_t)(p->nbins + 1) * 8 : 0;
-  size_t row_bytes = (size_t)pl.nblocks * pl.row_words * 4;
-  size_t count_bytes = p->out_mem == TALLY_MEM_HOST || !pl.lbins ? (size_t)p->nbins * 8 : 0;
-  size_t off_rows = (edge_bytes + 15) & ~(size_t)15, off_tot = (off_rows + row_bytes + 15) & ~(size_t)15;
-  size_t off_counts = off_tot + 32;
-  if ((s = tally__cuda_grow(c, &c->hist_buf, &c->hist_bytes, off_counts + count_bytes, "histogram scratch")))
+  int direct = p->out_mem == TALLY_MEM_DEVICE && p->cs == 1;
+  size_t count_bytes = (size_t)p->nbins * 8;
+  size_t off_tot = (edge_bytes + 15) & ~(size_t)15, off_counts = off_tot + 32;
+  if ((s = tally__cuda_grow(c, &c->hist_buf, &c->hist_bytes, off_counts + (direct ? 0 : count_bytes),
+                            "histogram scratch")))
     return s;
-  CUdeviceptr edges = c->hist_buf, rows = c->hist_buf + off_rows, tot = c->hist_buf + off_tot;
-  CUdeviceptr cnt = (CUdeviceptr)(uintptr_t)counts;
-  long long cs = p->cs;
-  if (count_bytes) { /* a contiguous device copy of the counts */
-    cnt = c->hist_buf + off_counts;
-    cs = 1;
-    if (!pl.lbins && p->out_mem == TALLY_MEM_DEVICE) cnt = (CUdeviceptr)(uintptr_t)counts; /* cs == 1 */
-    r = c->cu->cuMemsetD8Async(cnt, 0, count_bytes, c->stream);
-    if (r) return tally__cuda_fail(c, r, "cuMemsetD8Async (histogram counts)");
-  }
+  CUdeviceptr edges = c->hist_buf, tot = c->hist_buf + off_tot;
+  CUdeviceptr cnt = direct ? (CUdeviceptr)(uintptr_t)counts : c->hist_buf + off_counts;
+  long long cs = 1;
+  r = c->cu->cuMemsetD8Async(tot, 0, 32 + (direct ? 0 : count_bytes), c->stream);
+  if (!r && direct) r = c->cu->cuMemsetD8Async(cnt, 0, count_bytes, c->stream);
+  if (r) return tally__cuda_fail(c, r, "cuMemsetD8Async (histogram counts)");
   if (edge_bytes) {
     r = c->cu->cuMemcpyHtoDAsync(edges, p->edges, edge_bytes, c->stream);
     if (r) return tally__cuda_fail(c, r, "cuMemcpyHtoDAsync (histogram edges)");
@@ -65,15 +64,19 @@ static tally_status run(tally__cuda_ctx *c, const tally__hist_problem *p, const 
   long long n = p->n, sx = p->sx, per = pl.per_block, nb = p->nbins, nblocks = pl.nblocks;
   double lo = p->lo, hi = p->hi, step = pl.step, scale = pl.scale;
   int clamp = p->outside == TALLY_HIST_CLAMP;
-  void *a1[] = {&x, &n, &sx, &per, &nb, &lo, &hi, &step, &scale, &edges, &clamp, &rows, &cnt, &cs};
+  void *a1[] = {&x, &n, &sx, &per, &nb, &lo, &hi, &step, &scale, &edges, &clamp, &tot, &cnt, &cs};
   r = c->cu->cuLaunchKernel(fblocks, (unsigned)pl.nblocks, 1, 1, HIST_BLOCK, 1, 1, 0, c->stream, a1, NULL);
   if (r)
     return tally__cuda_fail(c, r, p->variant == TALLY__HIST_SIMPLE ? "cuLaunchKernel (hist_simple)"
                                                                     : "cuLaunchKernel (hist_blocks)");
-  unsigned mgrid = (unsigned)((p->nbins + 3 + HIST_BLOCK - 1) / HIST_BLOCK);
-  void *a2[] = {&rows, &nblocks, &nb, &cnt, &cs, &tot};
-  r = c->cu->cuLaunchKernel(fmerge, pl.lbins ? mgrid : 1, 1, 1, HIST_BLOCK, 1, 1, 0, c->stream, a2, NULL);
-  if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (hist_merge)");
+  if (p->out_mem == TALLY_MEM_DEVICE && !direct) { /* spread into the strided counts */
+    CUdeviceptr out = (CUdeviceptr)(uintptr_t)counts;
+    long long ocs = p->cs;
+    unsigned mgrid = (unsigned)((p->nbins + HIST_BLOCK - 1) / HIST_BLOCK);
+    void *a2[] = {&cnt, &nblocks, &nb, &out, &ocs, &tot};
+    r = c->cu->cuLaunchKernel(fmerge, mgrid, 1, 1, HIST_BLOCK, 1, 1, 0, c->stream, a2, NULL);
+    if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (hist_merge)");
+  }
   uint64_t totals[3];
   r = c->cu->cuMemcpyDtoHAsync(totals, tot, sizeof totals, c->stream);
   uint64_t *hc = NULL;

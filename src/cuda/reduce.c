@@ -204,7 +204,7 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
         hp.hi = 1;
         hp.edges = edges ? e2 : NULL;
         tally__gpu_hist_plan pl;
-        tally__gpu_hist_plan_make(&hp, 256, 1, &pl);
+        tally__gpu_hist_plan_make(&hp, 256, 1, 1, &pl); /* as cuda/hist.c */
         fn(hist_srcs, pl.defs, user);
         count++;
       }

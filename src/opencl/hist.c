@@ -16,7 +16,7 @@ static tally_status run(tally__ocl_ctx *c, const tally__hist_problem *p, const v
   const tally__cl_api *cl = c->cl;
   int block = c->max_wg < HIST_BLOCK ? (int)c->max_wg : HIST_BLOCK;
   tally__gpu_hist_plan pl;
-  tally__gpu_hist_plan_make(p, block, (int64_t)c->compute_units * 8, &pl);
+  tally__gpu_hist_plan_make(p, block, (int64_t)c->compute_units * 8, 0, &pl);
   static const char *const srcs[] = {"reduce_part.clh", "hist.clh", NULL};
   cl_kernel kb, km;
   tally_status s = tally__ocl_kernel_get(c, srcs, pl.defs, pl.entry, &kb);

@@ -14,8 +14,10 @@
 
 #define GUARD 8
 
-typedef enum { H_UNIFORM, H_NORMAL, H_SKEW, H_EDGES, H_SPECIALS, H_KIND_COUNT } hkind;
-static const char *const kind_names[] = {"uniform", "normal", "skewed", "on-edges", "nan-inf"};
+/* runs: runs of 1 to 40 equal values, each run's value drawn afresh (the GPU kernels'
+ * run-length bookkeeping, and one-byte input counted four at a time, at every boundary) */
+typedef enum { H_UNIFORM, H_NORMAL, H_SKEW, H_EDGES, H_RUNS, H_SPECIALS, H_KIND_COUNT } hkind;
+static const char *const kind_names[] = {"uniform", "normal", "skewed", "on-edges", "runs", "nan-inf"};
 
 typedef struct {
   tally_dtype dt;
@@ -72,9 +74,17 @@ static void draw_bins(tt_rng *r, const hc_case *c, double *lo, double *hi, doubl
 static void draw_data(tt_rng *r, const hc_case *c, void *x, const double *edges, double lo, double hi) {
   double base, span = span_of(c->dt, &base);
   double one = base + span * tt_rng_unit(r);
+  int64_t run_left = 0;
   for (int64_t i = 0; i < c->n; i++) {
     double v;
     switch (c->kind) {
+    case H_RUNS:
+      if (run_left-- == 0) {
+        one = base + span * tt_rng_unit(r);
+        run_left = (int64_t)tt_rng_below(r, 40);
+      }
+      v = one;
+      break;
     case H_NORMAL: v = base + span / 2 + span / 6 * tt_rng_normal(r); break;
     case H_SKEW: v = one; break;
     case H_EDGES: { /* exactly on an edge (or lo, hi), sometimes just below one */
@@ -85,7 +95,7 @@ static void draw_data(tt_rng *r, const hc_case *c, void *x, const double *edges,
     }
     default: v = base + span * tt_rng_unit(r); break;
     }
-    if (c->dt == TALLY_BOOL && c->kind != H_SKEW) v = (double)(tt_rng_next(r) & 1);
+    if (c->dt == TALLY_BOOL && c->kind != H_SKEW && c->kind != H_RUNS) v = (double)(tt_rng_next(r) & 1);
     if (tt_is_float(c->dt)) {
       v = fmin(fmax(v, -60000), 60000); /* within f16's range */
       if (c->kind == H_SPECIALS) {
