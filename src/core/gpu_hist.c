@@ -1,5 +1,6 @@
 /* See gpu_hist.h. */
 #include "gpu_hist.h"
+#include "gpu_sources.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@ void tally__gpu_hist_plan_make(const tally__hist_problem *p, int block, int64_t 
   pl->scale = (double)p->nbins / (p->hi - p->lo);
   snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DIGN=0 -DFAST=0 -DDT=%d -DBLOCK=%d -DLBINS=%d -DGLOBAL_BINS=%d -DEDGES=%d -DMERGE_ATOMIC=%d",
            (int)p->dtype, block, pl->lbins ? pl->lbins : 1, pl->lbins == 0, p->edges != NULL, merge_atomic);
+  tally__gpu_defs_extra(pl->defs, sizeof pl->defs);
 }
 
 void tally__gpu_hist_stats(const tally__hist_problem *p, const uint64_t tot[3], tally_hist_stats *st) {

@@ -20,7 +20,7 @@ typedef struct {
   size_t row_words;    /* u32 per block in `parts` */
   int merge_atomic;    /* blocks add into zeroed u64 counts and totals; no hist_merge */
   const char *entry;   /* the counting kernel: hist_blocks, or hist_simple (the ladder rung) */
-  char defs[160];
+  char defs[224];
 } tally__gpu_hist_plan;
 
 /* Whether a GPU backend can run the hist_simple rung on p (64-bit global atomics: has_atomic64,

@@ -1,11 +1,16 @@
 /* See gpu_scan.h. */
 #include "gpu_scan.h"
+#include "gpu_sources.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int tally__gpu_scan_supported(const tally__scan_problem *p) { return p->uop == NULL; }
+
+int tally__gpu_scan_narrow(const tally__scan_problem *p) {
+  return p->width == 1 && tally_dtype_size(p->dtype) == 4 && tally_dtype_size(p->rdtype) == 4;
+}
 
 static int scan_op_code(tally_op op) {
   switch (op) {
@@ -23,14 +28,17 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__g
   pl->esize = tally_dtype_size(p->dtype);
   pl->rsize = tally_dtype_size(p->rdtype);
   pl->block = block;
-  /* 96 bytes of input per thread (1-byte elements: 32, the most a run holds), loaded 16
-   * bytes at a time, in blocks of `block` (384 on CUDA), as many resident per SM as make
-   * 1152 threads (CUDA: 3 of 384): the shape that read and wrote fastest on an H100 of
-   * those measured with TALLY_SCAN_TILE (f32 at 2^28, 2026-11-25: 384x24x3 1005 us,
-   * 320x24x3 1011, 256x24x4 1021, 448x24x2 1057, 448x24x3 1171 (registers spill); before
-   * the transposition 512x24x2 was best). The more bytes an SM has in flight, the less
-   * the look-back's waits cost. */
-  pl->items = pl->esize == 8 ? 12 : pl->esize == 1 ? 32 : 24;
+  /* Per thread 96 bytes of input (8-byte elements: 12, 4-byte: 24, 2-byte: 24, 1-byte:
+   * 32, the most a run holds), 128 for 4-byte elements with 4-byte results (32), loaded 16
+   * bytes at a time, in blocks of `block`, as many resident per SM as make 1152 threads.
+   * CUDA (TALLY_CUDA_SCAN_BLOCK): 4 blocks of 256 x 32 for 4-byte results, else 2 of 448:
+   * the shapes that read and wrote fastest on an H100 of those measured with
+   * TALLY_SCAN_TILE (f32 at 2^28, 2026-11-25: 256x32x4 930 us, 320x32x3 960, 320x28x3
+   * 962, 384x28x3 969, 288x28x4 976, 384x24x3 1005, 288x32x4 1021, 448x24x2 1057,
+   * 448x24x3 1171; f64 448x12x2 6813 us, 256x12x4 9998; i32 -> i64 448x24x2 3100 us,
+   * 256x32x4 3764). The more bytes an SM has in flight, the less the look-back's waits
+   * cost. */
+  pl->items = pl->esize == 8 ? 12 : pl->esize == 1 || tally__gpu_scan_narrow(p) ? 32 : 24;
   pl->minb = 1152 / block > 0 ? 1152 / block : 1;
   /* TALLY_SCAN_TILE=BLOCKxITEMSxMINB: another tile shape, for measuring (bench --scan). */
   const char *tune = getenv("TALLY_SCAN_TILE");
@@ -55,14 +63,7 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__g
   snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DDT=%d -DSOP=%d -DRDT=%d -DIGN=%d -DFAST=%d -DBLOCK=%d -DITEMS=%d -DMINB=%d",
            (int)p->dtype, scan_op_code(p->op), (int)p->rdtype, fl && p->nan == TALLY_NAN_IGNORE,
            fl && !minmax && p->accuracy == TALLY_ACCURACY_FAST, block, pl->items, pl->minb);
-  /* TALLY_SCAN_DEFS="-DNAME=V ...": more kernel definitions, for measuring a kernel's
-   * switches (e.g. -DXSWZ=0 in scan.clh) in bench --scan; characters outside -=_ letters,
-   * digits and spaces make it ignored. */
-  const char *more = getenv("TALLY_SCAN_DEFS");
-  if (more && strspn(more, "-=_ ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == strlen(more)) {
-    size_t used = strlen(pl->defs);
-    snprintf(pl->defs + used, sizeof pl->defs - used, " %s", more);
-  }
+  tally__gpu_defs_extra(pl->defs, sizeof pl->defs);
 }
 
 void tally__gpu_scan_ladder_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl) {

@@ -30,6 +30,10 @@ typedef struct {
  * host's threads). */
 int tally__gpu_scan_supported(const tally__scan_problem *p);
 
+/* Whether p scans 4-byte elements into 4-byte results, one input: the tiles whose warp
+ * transposition fits in 128 bytes a thread (32 elements). */
+int tally__gpu_scan_narrow(const tally__scan_problem *p);
+
 /* Plan p on tiles of `block` threads (TALLY_SCAN_TILE=BxIxM in the environment: B threads,
  * I items, M blocks per SM, for measuring other shapes; the launch uses pl->block). */
 void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl);

@@ -108,3 +108,13 @@ void tally__gpu_map_log(const char *text, char *log, size_t len) {
   snprintf(log, len, "%s", out);
   free(out);
 }
+
+void tally__gpu_defs_extra(char *defs, size_t cap) {
+  const char *more = getenv("TALLY_KERNEL_DEFS");
+  if (!more || !*more) return;
+  if (strspn(more, "-=_ ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != strlen(more))
+    return;
+  size_t used = strlen(defs);
+  if (used + 1 + strlen(more) < cap) /* whole, or not at all: a cut -D would mislead */
+    snprintf(defs + used, cap - used, " %s", more);
+}

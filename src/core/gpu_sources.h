@@ -22,4 +22,10 @@ char *tally__gpu_assemble(const char *prelude, const char *const *srcs, char *wh
  * ("reduce_best.clh:1:1: error"). Lines the log already names by file stay. */
 void tally__gpu_map_log(const char *text, char *log, size_t len);
 
+/* $TALLY_KERNEL_DEFS ("-DNAME=V ..."), for measuring a kernel's switches (bench --scan,
+ * --hist; e.g. -DXSWZ=0 in scan.clh), appended to defs
+ * (capacity cap) when it fits whole; ignored unless it is only -, =, _, spaces, letters
+ * and digits. */
+void tally__gpu_defs_extra(char *defs, size_t cap);
+
 #endif

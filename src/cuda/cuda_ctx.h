@@ -112,8 +112,9 @@ void tally__cuda_stream_free(tally__cuda_ctx *c);
 tally_status tally__cuda_grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, size_t need,
                               const char *what);
 
-/* tally_scan of built-in ops (scan.c), on tiles of this many threads. */
-#define TALLY_CUDA_SCAN_BLOCK 384
+/* tally_scan of built-in ops (scan.c), on tiles of this many threads for problem p: 256
+ * for 4-byte results (4 resident per SM), else 448 (2); see core/gpu_scan.c. */
+#define TALLY_CUDA_SCAN_BLOCK(p) (tally__gpu_scan_narrow(p) ? 256 : 448)
 /* The scan ladder's work-groups (src/gpu/scan_ladder.clh; a power of two). */
 #define TALLY_LADDER_SCAN_BLOCK 256
 tally_status tally__cuda_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCAN_BLOCK TALLY_CUDA_SCAN_BLOCK
 
 /* Device address of element 0 of input `which`: as given, or a copy of a host array. */
 static tally_status place(tally__cuda_ctx *c, const tally__scan_problem *p, int which,
@@ -65,7 +64,7 @@ static tally_status ladder(tally__cuda_ctx *c, const tally__scan_problem *p, CUd
 static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, const void *in,
                              const void *in2, void *out) {
   tally__gpu_scan_plan pl;
-  tally__gpu_scan_plan_make(p, SCAN_BLOCK, &pl);
+  tally__gpu_scan_plan_make(p, TALLY_CUDA_SCAN_BLOCK(p), &pl);
   if (pl.ntiles >= INT32_MAX) /* the grid's x: 2^31 - 1 blocks */
     return tally__fail(&c->base, TALLY_EUNSUPPORTED, "in: %" PRId64 " elements is more than a "
                        "cuda scan's 2^31 - 1 tiles of %d hold", p->n, pl.block * pl.items);
