@@ -24,6 +24,16 @@ int cli_lib_error(const tally_context *ctx, tally_status s);
 /* Parse a whole decimal integer in [lo, hi]; 0 on success, -1 otherwise. */
 int cli_parse_i64(const char *s, long long lo, long long hi, long long *out);
 
+/* Option values shared by the subcommands: 0, or the usage error printed ("--accuracy X:
+ * must be default or fast") and CLI_EXIT_USAGE returned. */
+int cli_parse_accuracy(const char *s, tally_accuracy *out);
+int cli_parse_nan(const char *s, tally_nan *out);
+int cli_check_dtype(const char *s); /* --dtype: a name io.h reads */
+
+/* getopt_long's ':' (a missing value) or anything else (an unknown option) for the
+ * subcommand cmd ("tally scan"): the line printed; returns CLI_EXIT_USAGE. */
+int cli_option_error(int c, char *const *argv, const char *cmd);
+
 /* Write s as a JSON string (with quotes) to f. */
 void cli_json_string(FILE *f, const char *s);
 

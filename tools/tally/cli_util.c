@@ -1,11 +1,13 @@
 /* Helpers shared by the CLI's subcommands. */
 #include "cli.h"
+#include "io.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <getopt.h>
 #include <string.h>
 
 void cli_error(const char *fmt, ...) {
@@ -75,4 +77,41 @@ void cli_format_value(char *buf, size_t size, tally_dtype t, const void *p, int 
   case TALLY_F64: format_float(buf, size, *(const double *)p, 17, json); break;
   default: snprintf(buf, size, "?"); break;
   }
+}
+
+int cli_parse_accuracy(const char *s, tally_accuracy *out) {
+  if (strcmp(s, "default") == 0) *out = TALLY_ACCURACY_DEFAULT;
+  else if (strcmp(s, "fast") == 0) *out = TALLY_ACCURACY_FAST;
+  else {
+    cli_error("--accuracy %s: must be default or fast", s);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
+}
+
+int cli_parse_nan(const char *s, tally_nan *out) {
+  if (strcmp(s, "propagate") == 0) *out = TALLY_NAN_PROPAGATE;
+  else if (strcmp(s, "ignore") == 0) *out = TALLY_NAN_IGNORE;
+  else {
+    cli_error("--nan %s: must be propagate or ignore", s);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
+}
+
+int cli_check_dtype(const char *s) {
+  tally_dtype t;
+  char err[256];
+  if (io_parse_dtype(s, &t, err, sizeof err)) {
+    cli_error("%s", err);
+    return CLI_EXIT_USAGE;
+  }
+  return 0;
+}
+
+int cli_option_error(int c, char *const *argv, const char *cmd) {
+  if (c == ':') cli_error("%s: missing value", argv[optind - 1]);
+  else if (optopt) cli_error("-%c: unknown option (see %s --help)", optopt, cmd);
+  else cli_error("%s: unknown option (see %s --help)", argv[optind - 1], cmd);
+  return CLI_EXIT_USAGE;
 }

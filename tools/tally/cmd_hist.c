@@ -99,9 +99,7 @@ static int parse_args(int argc, char **argv, hist_args *a) {
     case O_CLAMP: a->clamp = 1; break;
     case O_WEIGHTS: a->weights = optarg; break;
     case O_ACC:
-      if (strcmp(optarg, "default") == 0) a->acc = TALLY_ACCURACY_DEFAULT;
-      else if (strcmp(optarg, "fast") == 0) a->acc = TALLY_ACCURACY_FAST;
-      else { cli_error("--accuracy %s: must be default or fast", optarg); return CLI_EXIT_USAGE; }
+      if (cli_parse_accuracy(optarg, &a->acc)) return CLI_EXIT_USAGE;
       break;
     case O_PLOT: a->plot = optarg; break;
     case O_WIDTH:
@@ -112,21 +110,14 @@ static int parse_args(int argc, char **argv, hist_args *a) {
       a->width = (int)v;
       break;
     case O_DEVICE: a->device = optarg; break;
-    case O_DTYPE: {
-      tally_dtype t;
-      char err[256];
-      if (io_parse_dtype(optarg, &t, err, sizeof err)) { cli_error("%s", err); return CLI_EXIT_USAGE; }
+    case O_DTYPE:
+      if (cli_check_dtype(optarg)) return CLI_EXIT_USAGE;
       a->io.dtype = optarg;
       break;
-    }
     case O_COLUMN: a->io.column = optarg; break;
     case O_JSON: a->json = 1; break;
     case O_VARIANT: a->variant = optarg; break; /* the library names a bad one */
-    case ':': cli_error("%s: missing value", argv[optind - 1]); return CLI_EXIT_USAGE;
-    default:
-      if (optopt) cli_error("-%c: unknown option (see tally hist --help)", optopt);
-      else cli_error("%s: unknown option (see tally hist --help)", argv[optind - 1]);
-      return CLI_EXIT_USAGE;
+    default: return cli_option_error(c, argv, "tally hist");
     }
   }
   if (a->edges && a->has_range) {

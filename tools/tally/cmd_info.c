@@ -109,11 +109,7 @@ int tally_cmd_info(int argc, char **argv) {
     case 'h': fputs(info_usage, stdout); return 0;
     case 'j': json = 1; break;
     case 'd': device = optarg; break;
-    case ':': cli_error("%s: missing value", argv[optind - 1]); return CLI_EXIT_USAGE;
-    default:
-      if (optopt) cli_error("-%c: unknown option (see tally info --help)", optopt);
-      else cli_error("%s: unknown option (see tally info --help)", argv[optind - 1]);
-      return CLI_EXIT_USAGE;
+    default: return cli_option_error(c, argv, "tally info");
     }
   }
   if (optind < argc) {

@@ -74,14 +74,10 @@ static int parse_args(int argc, char **argv, reduce_args *a) {
       a->opt.axis = (int)v;
       break;
     case O_ACCURACY:
-      if (strcmp(optarg, "default") == 0) a->opt.accuracy = TALLY_ACCURACY_DEFAULT;
-      else if (strcmp(optarg, "fast") == 0) a->opt.accuracy = TALLY_ACCURACY_FAST;
-      else { cli_error("--accuracy %s: must be default or fast", optarg); return CLI_EXIT_USAGE; }
+      if (cli_parse_accuracy(optarg, &a->opt.accuracy)) return CLI_EXIT_USAGE;
       break;
     case O_NAN:
-      if (strcmp(optarg, "propagate") == 0) a->opt.nan = TALLY_NAN_PROPAGATE;
-      else if (strcmp(optarg, "ignore") == 0) a->opt.nan = TALLY_NAN_IGNORE;
-      else { cli_error("--nan %s: must be propagate or ignore", optarg); return CLI_EXIT_USAGE; }
+      if (cli_parse_nan(optarg, &a->opt.nan)) return CLI_EXIT_USAGE;
       break;
     case O_DDOF:
       if (cli_parse_i64(optarg, 0, 1 << 30, &v)) {
@@ -93,13 +89,10 @@ static int parse_args(int argc, char **argv, reduce_args *a) {
     case O_DEVICE: a->device = optarg; break;
     case O_VARIANT: a->opt.variant = optarg; break;
     case O_JSON: a->json = 1; break;
-    case O_DTYPE: {
-      tally_dtype t;
-      char err[256];
-      if (io_parse_dtype(optarg, &t, err, sizeof err)) { cli_error("%s", err); return CLI_EXIT_USAGE; }
+    case O_DTYPE:
+      if (cli_check_dtype(optarg)) return CLI_EXIT_USAGE;
       a->io.dtype = optarg;
       break;
-    }
     case O_COLUMN: a->io.column = optarg; break;
     case O_SHAPE: {
       char *comma = strchr(optarg, ',');
@@ -120,11 +113,7 @@ static int parse_args(int argc, char **argv, reduce_args *a) {
       a->io.shape[1] = cols;
       break;
     }
-    case ':': cli_error("%s: missing value", argv[optind - 1]); return CLI_EXIT_USAGE;
-    default:
-      if (optopt) cli_error("-%c: unknown option (see tally reduce --help)", optopt);
-      else cli_error("%s: unknown option (see tally reduce --help)", argv[optind - 1]);
-      return CLI_EXIT_USAGE;
+    default: return cli_option_error(c, argv, "tally reduce");
     }
   }
   int npos = argc - optind;

@@ -80,33 +80,22 @@ static int parse_args(int argc, char **argv, scan_args *a) {
     case O_EXCL: a->opt.exclusive = 1; break;
     case O_INIT: a->init = optarg; break;
     case O_ACC:
-      if (strcmp(optarg, "default") == 0) a->opt.accuracy = TALLY_ACCURACY_DEFAULT;
-      else if (strcmp(optarg, "fast") == 0) a->opt.accuracy = TALLY_ACCURACY_FAST;
-      else { cli_error("--accuracy %s: must be default or fast", optarg); return CLI_EXIT_USAGE; }
+      if (cli_parse_accuracy(optarg, &a->opt.accuracy)) return CLI_EXIT_USAGE;
       break;
     case O_NAN:
-      if (strcmp(optarg, "propagate") == 0) a->opt.nan = TALLY_NAN_PROPAGATE;
-      else if (strcmp(optarg, "ignore") == 0) a->opt.nan = TALLY_NAN_IGNORE;
-      else { cli_error("--nan %s: must be propagate or ignore", optarg); return CLI_EXIT_USAGE; }
+      if (cli_parse_nan(optarg, &a->opt.nan)) return CLI_EXIT_USAGE;
       break;
     case O_FLAGS: a->flags = optarg; break;
     case O_OFFSETS: a->offsets = optarg; break;
     case O_DEVICE: a->device = optarg; break;
-    case O_DTYPE: {
-      tally_dtype t;
-      char err[256];
-      if (io_parse_dtype(optarg, &t, err, sizeof err)) { cli_error("%s", err); return CLI_EXIT_USAGE; }
+    case O_DTYPE:
+      if (cli_check_dtype(optarg)) return CLI_EXIT_USAGE;
       a->io.dtype = optarg;
       break;
-    }
     case O_COLUMN: a->io.column = optarg; break;
     case O_JSON: a->json = 1; break;
     case O_VARIANT: a->opt.variant = optarg; break; /* the library names a bad one */
-    case ':': cli_error("%s: missing value", argv[optind - 1]); return CLI_EXIT_USAGE;
-    default:
-      if (optopt) cli_error("-%c: unknown option (see tally scan --help)", optopt);
-      else cli_error("%s: unknown option (see tally scan --help)", argv[optind - 1]);
-      return CLI_EXIT_USAGE;
+    default: return cli_option_error(c, argv, "tally scan");
     }
   }
   if (a->flags && a->offsets) {
