@@ -109,11 +109,32 @@ void tally__gpu_map_log(const char *text, char *log, size_t len) {
   free(out);
 }
 
+/* Whether defs already holds "-DNAME" (followed by '=', a space or its end). */
+static int defines(const char *defs, const char *name, size_t len) {
+  for (const char *p = strstr(defs, "-D"); p; p = strstr(p + 2, "-D"))
+    if (strncmp(p + 2, name, len) == 0 && (p[2 + len] == '=' || p[2 + len] == ' ' || !p[2 + len]))
+      return 1;
+  return 0;
+}
+
 void tally__gpu_defs_extra(char *defs, size_t cap) {
   const char *more = getenv("TALLY_KERNEL_DEFS");
   if (!more || !*more) return;
-  if (strspn(more, "-=_ ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != strlen(more))
-    return;
+  /* Only -DNAME or -DNAME=VALUE words (letters, digits, _ and - in values), and no NAME
+   * the plan sets itself: BLOCK, LBINS, MERGE_ATOMIC and the like size the launch and its
+   * buffers on the host, so overriding them would write out of bounds, not just time
+   * something else. */
+  for (const char *p = more; *p;) {
+    while (*p == ' ') p++;
+    if (!*p) break;
+    if (p[0] != '-' || p[1] != 'D') return;
+    const char *name = p + 2;
+    size_t len = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+    if (len == 0 || (name[0] >= '0' && name[0] <= '9') || defines(defs, name, len)) return;
+    p = name + len;
+    if (*p == '=') p += 1 + strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-");
+    if (*p && *p != ' ') return;
+  }
   size_t used = strlen(defs);
   if (used + 1 + strlen(more) < cap) /* whole, or not at all: a cut -D would mislead */
     snprintf(defs + used, cap - used, " %s", more);

@@ -24,8 +24,8 @@ void tally__gpu_map_log(const char *text, char *log, size_t len);
 
 /* $TALLY_KERNEL_DEFS ("-DNAME=V ..."), for measuring a kernel's switches (bench --scan,
  * --hist; e.g. -DXSWZ=0 in scan.clh), appended to defs
- * (capacity cap) when it fits whole; ignored unless it is only -, =, _, spaces, letters
- * and digits. */
+ * (capacity cap) when it fits whole; ignored unless it is only -DNAME[=VALUE] words
+ * (letters, digits, _ ; values also -) naming nothing defs already defines. */
 void tally__gpu_defs_extra(char *defs, size_t cap);
 
 #endif

@@ -1,7 +1,8 @@
 /* tally_histogram, the hard cases: weight sums that are not finite (±Inf weights, both in
  * one bin, finite weights whose sum overflows), and even bins probed right at their edges
  * (each edge and its neighbours above and below) over huge, ordinary, tiny and one-ulp
- * ranges with up to 2^20 bins. Checked against tests/support/ref_scan.c (bins by
+ * ranges with up to 2^20 bins, and f32 values at the f32 roundings of even edges (the GPU
+ * kernels bin floats against f32 edges rounded up). Checked against tests/support/ref_scan.c (bins by
  * bisection over the documented edge formula, weights summed exactly) on random data. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <inttypes.h>
@@ -191,7 +192,84 @@ static void even_edges(tc_run *R) {
   }
 }
 
+/* f32 values at even edges: each edge rounded to the nearest float and the floats on
+ * either side (edge k = k·step + lo in f64, so a float can sit just below, on or above
+ * it), plus ±0, the smallest subnormals, ±FLT_MAX, ±Inf and NaN; ranges with -0.0 as a
+ * bound, bounds beyond FLT_MAX, a subnormal range, edges closer than a float's spacing
+ * (many round to the same float), one bin; drop and clamp. The GPU kernels compare floats
+ * with f32 edges rounded up and confirm a guess with a pair of them: every comparison
+ * must give the f64 edge's answer. */
+static void f32_edges(tc_run *R) {
+  static const struct { double lo, hi; int64_t nb; } cfg[] = {
+      {-1, 1, 256},          {-0.0, 1, 10},          {0, 1e-40, 7},         {-1e300, 1e300, 1000},
+      {-3.4e38, 3.4e38, 255}, {0.1, 0.7, 3},          {1, 1 + 0x1p-20, 1024}, {-5, 5, 1},
+      {-0.3, 0.0, 2},        {1e-3, 1e4, 8191}};
+  static const float specials[] = {0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 0x1p-126f, 3.4028235e38f,
+                                   -3.4028235e38f, INFINITY, -INFINITY, NAN};
+  for (size_t ci = 0; ci < sizeof cfg / sizeof *cfg; ci++)
+    for (int clamp = 0; clamp < 2; clamp++) {
+      uint64_t id;
+      if (!tc_begin(R, &id)) continue;
+      tt_rng rng;
+      tt_rng_stream(&rng, R->seed, id);
+      double lo = cfg[ci].lo, hi = cfg[ci].hi, step = (hi - lo) / (double)cfg[ci].nb;
+      int64_t nb = cfg[ci].nb, ns = (int64_t)(sizeof specials / sizeof *specials);
+      int64_t n = 3 * (nb + 1) + ns + 1000, m = 0;
+      float *x = tc_alloc(sizeof(float) * (size_t)n);
+      for (int64_t k = 0; k <= nb; k++) {
+        float f = (float)(k == nb ? hi : (double)k * step + lo);
+        x[m++] = f;
+        x[m++] = nextafterf(f, -INFINITY);
+        x[m++] = nextafterf(f, INFINITY);
+      }
+      for (int64_t i = 0; i < ns; i++) x[m++] = specials[i];
+      while (m < n) x[m++] = (float)(lo + (hi - lo) * tt_rng_unit(&rng)); /* inside, at random */
+      for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)tt_rng_below(&rng, (uint64_t)i + 1);
+        float t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+      }
+      uint64_t *c = tc_alloc(sizeof(uint64_t) * (size_t)nb), *want = tc_alloc(sizeof(uint64_t) * (size_t)nb);
+      double *unused_sums = tc_alloc(sizeof(double) * (size_t)nb);
+      memset(c, 0xa5, sizeof(uint64_t) * (size_t)nb);
+      tally_hist_spec spec;
+      tally_hist_spec_init(&spec);
+      spec.nbins = nb;
+      spec.lo = lo;
+      spec.hi = hi;
+      spec.outside = clamp ? TALLY_HIST_CLAMP : TALLY_HIST_DROP;
+      tally_array in = tally_array_1d(x, TALLY_F32, n), ca = tally_array_1d(c, TALLY_U64, nb);
+      tally_hist_stats st;
+      char desc[200];
+      snprintf(desc, sizeof desc, "case=%" PRIu64 " hist f32 at f32 edges: nbins=%" PRId64
+               " range [%.17g, %.17g] outside=%s n=%" PRId64, id, nb, lo, hi, clamp ? "clamp" : "drop", n);
+      tally_status r = tally_histogram(R->ctx, &in, NULL, &spec, &ca, NULL, &st);
+      if (r != TALLY_OK) {
+        tc_fail(R, "%s: %s: %s", desc, tally_status_name(r), tally_errmsg(R->ctx));
+      } else {
+        tt_hist_outside out;
+        tt_hist_reference(TALLY_F32, x, n, TALLY_F64, NULL, nb, NULL, lo, hi, clamp, want, unused_sums, &out);
+        int pass = st.below == out.below && st.above == out.above && st.nan == out.nan;
+        if (!pass)
+          tc_fail(R, "%s: below/above/nan %" PRId64 "/%" PRId64 "/%" PRId64 ", want %" PRId64 "/%" PRId64
+                  "/%" PRId64, desc, st.below, st.above, st.nan, out.below, out.above, out.nan);
+        for (int64_t k = 0; k < nb && pass; k++)
+          if (c[k] != want[k]) {
+            tc_fail(R, "%s: bin %" PRId64 " (edge %.17g): count %" PRIu64 ", want %" PRIu64, desc, k,
+                    k == nb ? hi : (double)k * step + lo, c[k], want[k]);
+            pass = 0;
+          }
+      }
+      free(x);
+      free(c);
+      free(want);
+      free(unused_sums);
+    }
+}
+
 void tc_group_hist_edges(tc_run *R) {
   nonfinite_weights(R);
   even_edges(R);
+  f32_edges(R);
 }
