@@ -168,28 +168,47 @@ static int run_on(tc_run *R, tally_context *ctx, const char *dev, const hc_case 
   int pass = 1;
   if (device_mem) {
     size_t xb = (size_t)(n * es) + 1, wb = w ? (size_t)n * tt_size(wdt) + 1 : 1;
+    /* device_mem 2: the counts 2 apart (the gaps poisoned, and checked untouched) */
+    size_t cstride = device_mem == 2 ? 2 : 1, cbytes = (size_t)nb * 8 * cstride;
     s = tally_mem_alloc(ctx, xb, &dx);
     if (!s) s = tally_mem_alloc(ctx, wb, &dw);
-    if (!s) s = tally_mem_alloc(ctx, (size_t)nb * 8, &dc);
+    if (!s) s = tally_mem_alloc(ctx, cbytes, &dc);
     if (!s) s = tally_mem_alloc(ctx, (size_t)nb * 8, &ds);
     if (!s) s = tally_mem_copy(ctx, dx, TALLY_MEM_DEVICE, x, TALLY_MEM_HOST, xb - 1);
     if (!s && w) s = tally_mem_copy(ctx, dw, TALLY_MEM_DEVICE, w, TALLY_MEM_HOST, wb - 1);
+    uint64_t *spread = s ? NULL : tc_alloc(cbytes);
+    if (spread) {
+      memset(spread, 0xa5, cbytes);
+      s = tally_mem_copy(ctx, dc, TALLY_MEM_DEVICE, spread, TALLY_MEM_HOST, cbytes);
+    }
     if (s) {
+      free(spread);
       tc_fail(R, "%s: device memory: %s: %s", desc, tally_status_name(s), tally_errmsg(ctx));
       pass = 0;
       goto done;
     }
     tally_array din = tally_array_1d(dx, c->dt, n), dwa = tally_array_1d(dw, wdt, n);
     tally_array dca = tally_array_1d(dc, TALLY_U64, nb), dsa = tally_array_1d(ds, TALLY_F64, nb);
+    dca.strides[0] = (int64_t)cstride;
     din.mem = dwa.mem = dca.mem = dsa.mem = TALLY_MEM_DEVICE;
     s = tally_histogram(ctx, &din, w ? &dwa : NULL, &spec, &dca, w ? &dsa : NULL, &st);
     if (s == TALLY_EUNSUPPORTED) {
       R->skipped_device++;
       R->cases--;
       printf("  skipped (device arrays): %s: %s\n", desc, tally_errmsg(ctx));
+      free(spread);
       goto done;
     }
-    if (!s) s = tally_mem_copy(ctx, cb + GUARD, TALLY_MEM_HOST, dc, TALLY_MEM_DEVICE, (size_t)nb * 8);
+    if (!s) s = tally_mem_copy(ctx, spread, TALLY_MEM_HOST, dc, TALLY_MEM_DEVICE, cbytes);
+    for (int64_t k = 0; !s && k < nb; k++) {
+      cb[GUARD + k] = spread[k * (int64_t)cstride];
+      for (size_t g = 1; g < cstride; g++)
+        if (spread[k * (int64_t)cstride + (int64_t)g] != 0xa5a5a5a5a5a5a5a5ULL) {
+          snprintf(why, sizeof why, "wrote between the strided counts (after bin %" PRId64 ")", k);
+          pass = 0;
+        }
+    }
+    free(spread);
     if (!s && w) s = tally_mem_copy(ctx, sb + GUARD, TALLY_MEM_HOST, ds, TALLY_MEM_DEVICE, (size_t)nb * 8);
   } else {
     s = tally_histogram(ctx, &px.arr, w ? &pw.arr : NULL, &spec, &counts, w ? &sums : NULL, &st);
@@ -375,12 +394,14 @@ void tc_group_hist(tc_run *R) {
   }
 
   /* Device arrays: counted, or skipped (and counted as skipped) where the backend cannot. */
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 4; k++) { /* k >= 2: counts 2 apart, and f32 without weights */
     uint64_t id;
     if (!tc_begin(R, &id)) continue;
-    hc_case c = {k ? TALLY_U8 : TALLY_F32, 50001, 64, k ? 2 : 0, 0, H_UNIFORM, k ? 0 : TALLY_F32 + 1,
-                 TALLY_ACCURACY_DEFAULT, 1};
-    run_on(R, R->ctx, "device arrays", &c, id, NULL, NULL, 1);
+    int u8 = k & 1;
+    hc_case c = {u8 ? TALLY_U8 : TALLY_F32, 50001, k >= 2 ? 300 : 64, u8 ? 2 : 0, k == 3, H_UNIFORM,
+                 k == 0 ? TALLY_F32 + 1 : 0, TALLY_ACCURACY_DEFAULT, 1};
+    run_on(R, R->ctx, k >= 2 ? "device arrays, counts 2 apart" : "device arrays", &c, id, NULL, NULL,
+           k >= 2 ? 2 : 1);
   }
   tc_group_hist_edges(R);
 }
