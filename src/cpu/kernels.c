@@ -103,6 +103,24 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
   } else if (dt == TALLY_F64 || !fast) {
     vd a[8] = {0};
     vl nn = {0};
+#if defined(__AVX2__) && !defined(__AVX512F__)
+    /* AVX2 has no 512-bit registers, and GCC kept these eight 8-double lane vectors in
+     * memory, moving them through general registers (measured on an AMD EPYC,
+     * 2026-11-25: f32 sums at 12 GB/s, no faster than the scalar kernels). The same lanes
+     * as sixteen 4-double registers (h[j]: elements 4j..4j+3 of each 64, lanes 0-3 or 4-7
+     * of a[j / 2]), each added to in the same order: the same bits. */
+    if (dt == TALLY_F32 && sx == 1 && !ign) {
+      const float *xf = (const float *)x;
+      __m256d h[16];
+      for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_pd();
+      for (; i + 64 <= n; i += 64)
+        for (int j = 0; j < 16; j++) h[j] = _mm256_add_pd(h[j], _mm256_cvtps_pd(_mm_loadu_ps(xf + i + 4 * j)));
+      for (int k = 0; k < 8; k++) {
+        memcpy(&a[k], &h[2 * k], 32);
+        memcpy((char *)&a[k] + 32, &h[2 * k + 1], 32);
+      }
+    }
+#endif
     for (; i + 64 <= n; i += 64)
       for (int k = 0; k < 8; k++) {
         vd v = load_vd(dt, x, i + 8 * k, sx);

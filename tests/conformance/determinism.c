@@ -102,16 +102,21 @@ int main(int argc, char **argv) {
       if (!tc_op_defined((tally_op)op, (tally_dtype)dt)) continue;
       combo++;
       int fl = tt_is_float((tally_dtype)dt);
-      for (int k = 0; k < 6; k++) {
-        /* Three large inputs (threads and ISAs), three small ones (ISAs: lanes and tails). */
+      for (int k = 0; k < 7; k++) {
+        /* Three large inputs (threads and ISAs), three small ones (ISAs: lanes and tails),
+         * and a large one of values over a wide range of exponents (k = 6), where the
+         * grouping of additions is most likely to show in the bits. (Not always enough:
+         * f32 sums in f64 lanes rounded once to f32 hide most lane permutations, as a
+         * deliberately permuted AVX2 f32 kernel showed.) */
         shape small = {TC_CONTIG, 1, 33 + (int64_t)((combo * 97 + k * 31) % 3000), -1, 0};
-        const shape *sh = k < 3 ? &shapes[(combo + 2 * k) % nshapes] : &small;
+        const shape *sh = k < 3 ? &shapes[(combo + 2 * k) % nshapes] : k == 6 ? &shapes[0] : &small;
         tc_case c = {0};
         c.op = (tally_op)op;
         c.dt = (tally_dtype)dt;
         c.dist = (k % 3) == 1 && fl ? TT_NAN : (op == TALLY_PROD || op == TALLY_AFFINE) ? TT_NEAR_ONE
                  : (k % 3) == 2 ? TT_CANCEL : k == 3 ? TT_UNIFORM : TT_NORMAL;
         if (!fl && c.dist == TT_NEAR_ONE && op != TALLY_PROD) c.dist = TT_UNIFORM;
+        if (k == 6 && op != TALLY_PROD && op != TALLY_AFFINE) c.dist = TT_HUGE;
         c.param = -1;
         c.acc = k == 2 ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
         c.nan = (k % 3) == 1 && (combo & 1) ? TALLY_NAN_IGNORE : TALLY_NAN_PROPAGATE;
