@@ -22,24 +22,19 @@ static int scan_op_code(tally_op op) {
   }
 }
 
-void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl) {
+void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, int items, int minb,
+                               tally__gpu_scan_plan *pl) {
   memset(pl, 0, sizeof *pl);
   bool fl = tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT;
   pl->esize = tally_dtype_size(p->dtype);
   pl->rsize = tally_dtype_size(p->rdtype);
   pl->block = block;
-  /* Per thread 96 bytes of input (8-byte elements: 12, 4-byte: 24, 2-byte: 24, 1-byte:
-   * 32, the most a run holds), 128 for 4-byte elements with 4-byte results (32), loaded 16
-   * bytes at a time, in blocks of `block`, as many resident per SM as make 1152 threads.
-   * CUDA (TALLY_CUDA_SCAN_BLOCK): 4 blocks of 256 x 32 for 4-byte results, else 2 of 448:
-   * the shapes that read and wrote fastest on an H100 of those measured with
-   * TALLY_SCAN_TILE (f32 at 2^28, 2026-11-25: 256x32x4 930 us, 320x32x3 960, 320x28x3
-   * 962, 384x28x3 969, 288x28x4 976, 384x24x3 1005, 288x32x4 1021, 448x24x2 1057,
-   * 448x24x3 1171; f64 448x12x2 6813 us, 256x12x4 9998; i32 -> i64 448x24x2 3100 us,
-   * 256x32x4 3764). The more bytes an SM has in flight, the less the look-back's waits
-   * cost. */
-  pl->items = pl->esize == 8 ? 12 : pl->esize == 1 || tally__gpu_scan_narrow(p) ? 32 : 24;
-  pl->minb = 1152 / block > 0 ? 1152 / block : 1;
+  /* By default per thread 96 bytes of input (8-byte elements: 12, 4-byte: 24, 2-byte:
+   * 24, 1-byte: 32, the most a run holds), 128 for 4-byte elements with 4-byte results
+   * (32), loaded 16 bytes at a time, in blocks of `block`, as many resident per SM as make
+   * 1152 threads. The CUDA backend picks its own (tally__cuda_scan_shape). */
+  pl->items = items > 0 ? items : pl->esize == 8 ? 12 : pl->esize == 1 || tally__gpu_scan_narrow(p) ? 32 : 24;
+  pl->minb = minb > 0 ? minb : 1152 / block > 0 ? 1152 / block : 1;
   /* TALLY_SCAN_TILE=BLOCKxITEMSxMINB: another tile shape, for measuring (bench --scan). */
   const char *tune = getenv("TALLY_SCAN_TILE");
   int tb, ti, tm;
@@ -67,7 +62,7 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__g
 }
 
 void tally__gpu_scan_ladder_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl) {
-  tally__gpu_scan_plan_make(p, block, pl);
+  tally__gpu_scan_plan_make(p, block, 0, 0, pl);
   size_t used = strlen(pl->defs);
   snprintf(pl->defs + used, sizeof pl->defs - used, " -DSCAN_LADDER=1");
 }

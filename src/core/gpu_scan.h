@@ -34,9 +34,12 @@ int tally__gpu_scan_supported(const tally__scan_problem *p);
  * transposition fits in 128 bytes a thread (32 elements). */
 int tally__gpu_scan_narrow(const tally__scan_problem *p);
 
-/* Plan p on tiles of `block` threads (TALLY_SCAN_TILE=BxIxM in the environment: B threads,
- * I items, M blocks per SM, for measuring other shapes; the launch uses pl->block). */
-void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl);
+/* Plan p on tiles of `block` threads x `items` elements, `minb` blocks resident per SM
+ * (items, minb 0: the defaults of gpu_scan.c). TALLY_SCAN_TILE=BxIxM in the environment
+ * (B threads, I items, M blocks per SM) overrides all three, for measuring other shapes;
+ * the launch uses pl->block. */
+void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, int items, int minb,
+                               tally__gpu_scan_plan *pl);
 
 /* The same for the scan ladder's kernels (scan_ladder.clh): SCAN_LADDER=1 leaves the
  * production kernels out of those builds. */

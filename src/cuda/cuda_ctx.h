@@ -3,6 +3,7 @@
 #define TALLY_CUDA_CTX_H
 
 #include "core/internal.h"
+#include "core/gpu_scan.h"
 #include "core/part.h"
 #include "cu_api.h"
 
@@ -112,9 +113,8 @@ void tally__cuda_stream_free(tally__cuda_ctx *c);
 tally_status tally__cuda_grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, size_t need,
                               const char *what);
 
-/* tally_scan of built-in ops (scan.c), on tiles of this many threads for problem p: 256
- * for 4-byte results (4 resident per SM), else 448 (2); see core/gpu_scan.c. */
-#define TALLY_CUDA_SCAN_BLOCK(p) (tally__gpu_scan_narrow(p) ? 256 : 448)
+/* tally_scan of built-in ops (scan.c). Plan p on the tile shape this backend uses. */
+void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl);
 /* The scan ladder's work-groups (src/gpu/scan_ladder.clh; a power of two). */
 #define TALLY_LADDER_SCAN_BLOCK 256
 tally_status tally__cuda_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,

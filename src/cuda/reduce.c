@@ -182,7 +182,7 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
           sp.nan = (tally_nan)nan;
           sp.width = sp.op == TALLY_AFFINE ? 2 : 1;
           tally__gpu_scan_plan pl;
-          tally__gpu_scan_plan_make(&sp, TALLY_CUDA_SCAN_BLOCK(&sp), &pl);
+          tally__cuda_scan_plan(&sp, &pl);
           fn(scan_srcs, pl.defs, user);
           tally__gpu_scan_ladder_plan_make(&sp, TALLY_LADDER_SCAN_BLOCK, &pl); /* the scan ladder */
           fn(ladder_scan_srcs, pl.defs, user);

@@ -10,6 +10,31 @@
 #include <string.h>
 
 
+/* The tile shapes that read and wrote fastest on an H100 of those measured with
+ * TALLY_SCAN_TILE=BxIxM (B threads x I elements, M blocks per SM; SUM at 2^28):
+ * - 4-byte elements and results (f32; i32, u32 MIN/MAX): 256 x 32 x 4 (2026-11-25, us:
+ *   256x32x4 930, 320x32x3 960, 320x28x3 962, 384x28x3 969, 288x28x4 976, 384x24x3 1005,
+ *   288x32x4 1021, 448x24x2 1057, 448x24x3 1171);
+ * - 8-byte elements (f64, i64, u64): 256 x 16 x 3 (2026-11-25, f64 with tree carries:
+ *   192x16x4 2223, 256x16x3 2273, 256x20x3 2450, 320x16x2 2471, 256x12x4 2614, 448x12x2
+ *   2659, 320x12x3 2738, 256x16x4 2794, 384x8x3 3134, 256x24x2 3394);
+ * - 4-byte elements to 8-byte results (i32 -> i64, u32 -> u64): 256 x 20 x 4
+ *   (2026-11-25: 256x20x4 1206, 256x16x4 1248, 192x16x5 1261, 320x16x3 1265, 256x12x5
+ *   1335, 256x16x3 1340, 448x12x2 1481, 384x16x3 2551, 256x24x3 2881, 256x32x3 2982,
+ *   448x24x2 3110: runs of 24 or 32 results, 192 or 256 bytes, leave the warp
+ *   transposition's buffer too big for local memory);
+ * - the rest (narrower elements, AFFINE's pairs): 448 threads, 96 bytes of input each,
+ *   2 per SM (f64 AFFINE and the narrow types not yet measured against other shapes).
+ * The more bytes an SM has in flight, the less the look-back's waits cost; the more
+ * blocks, the more of them overlap a look-back with loads. */
+void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl) {
+  const size_t es = tally_dtype_size(p->dtype), rs = tally_dtype_size(p->rdtype);
+  if (tally__gpu_scan_narrow(p)) tally__gpu_scan_plan_make(p, 256, 32, 4, pl);
+  else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 3, pl);
+  else if (es == 4 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 20, 4, pl);
+  else tally__gpu_scan_plan_make(p, 448, 0, 2, pl);
+}
+
 /* Device address of element 0 of input `which`: as given, or a copy of a host array. */
 static tally_status place(tally__cuda_ctx *c, const tally__scan_problem *p, int which,
                           const void *data, CUdeviceptr *dev0) {
@@ -64,7 +89,7 @@ static tally_status ladder(tally__cuda_ctx *c, const tally__scan_problem *p, CUd
 static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, const void *in,
                              const void *in2, void *out) {
   tally__gpu_scan_plan pl;
-  tally__gpu_scan_plan_make(p, TALLY_CUDA_SCAN_BLOCK(p), &pl);
+  tally__cuda_scan_plan(p, &pl);
   if (pl.ntiles >= INT32_MAX) /* the grid's x: 2^31 - 1 blocks */
     return tally__fail(&c->base, TALLY_EUNSUPPORTED, "in: %" PRId64 " elements is more than a "
                        "cuda scan's 2^31 - 1 tiles of %d hold", p->n, pl.block * pl.items);

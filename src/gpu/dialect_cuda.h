@@ -20,9 +20,13 @@ typedef unsigned long long u64;
 #define LOCAL_PTR /* a pointer parameter to block-shared memory (OpenCL: __local) */
 #define INLINE static __device__ __forceinline__
 #define BARRIER() __syncthreads()
-/* A barrier of the block's first `count` threads only (a multiple of 32), numbered id
- * (1..15; 0 is BARRIER's): the other warps go on. */
+/* A barrier of `count` threads (a multiple of 32), numbered id (1..15; 0 is BARRIER's):
+ * the block's first `count` where only they take part, the other warps going on. Unlike
+ * BARRIER, threads may meet it at different places in the code. */
 #define BARRIER_FIRST(id, count) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory")
+/* Arrive at barrier `id` of `count` threads without waiting (bar.arrive): the writes to
+ * local memory before it are seen by the threads that wait there with BARRIER_FIRST. */
+#define BARRIER_ARRIVE(id, count) asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory")
 #define LOCAL_ID ((int)threadIdx.x)
 #define GROUP_ID ((i64)blockIdx.x)
 #define GROUP_ID_Y ((i64)blockIdx.y)

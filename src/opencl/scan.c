@@ -1,9 +1,10 @@
 /* tally_scan on an OpenCL device: scan_tiles (src/gpu/scan.clh) in two launches around
  * scan_carries. Work-groups of OpenCL may not wait on each other (a look-back could spin
  * forever on a device that runs them one after another), so phase 1 writes each tile's
- * total, scan_carries chains them into each tile's carry, and phase 2 scans the tiles from
- * their carries: the input is read twice. The carries are the same chain the CUDA
- * backend's look-back computes, so on tiles of the same size the bits are the same.
+ * total, scan_carries builds the carries' tree from them (the nodes), and phase 2 folds
+ * each tile's carry from the nodes and scans the tile: the input is read twice. The
+ * carries are grouped as the CUDA backend's look-back groups them, so on tiles of the
+ * same size the bits are the same.
  * Device arrays are cl_mem handles whose element 0 is their first byte. */
 #include "core/gpu_scan.h"
 #include "opencl.h"
@@ -85,7 +86,7 @@ tally_status tally__ocl_scan(tally_context *ctx, const tally__scan_problem *p, c
   const tally__cl_api *cl = c->cl;
   int block = c->max_wg < SCAN_BLOCK ? (int)c->max_wg : SCAN_BLOCK;
   tally__gpu_scan_plan pl;
-  tally__gpu_scan_plan_make(p, block, &pl);
+  tally__gpu_scan_plan_make(p, block, 0, 0, &pl);
   static const char *const srcs[] = {"reduce_part.clh", "scan.clh", NULL};
   cl_kernel tiles, carries;
   tally_status s = tally__ocl_kernel_get(c, srcs, pl.defs, "scan_tiles", &tiles);

@@ -1,0 +1,151 @@
+/* test_gpu_scan_repeat: a GPU scan gives the same bits every run (SEMANTICS.md, scans,
+ * "Backends"). The carries of f64 sums, products and AFFINE are not exact; their grouping
+ * is fixed by the tile numbers alone (the tree of src/gpu/scan.clh), not by which tiles
+ * happen to be done when a tile looks back. Each case scans thousands of tiles (far more
+ * than the GPU holds at once, so tiles finish out of order) several times, the output
+ * poisoned before each run, and compares every output's bits with the first run's; and
+ * checks every output against a long double reference (a scan that wrote garbage the same
+ * way each time must still fail). Fresh random data, mixed signs and magnitudes, seed
+ * logged (TALLY_TEST_SEED repeats a run).
+ *
+ * Exit 0: passed; 1: failures; 77: no CUDA device here (skipped). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_util.h"
+#include "rng.h"
+
+enum { RUNS = 4 };
+static const int64_t N = 3 * (INT64_C(1) << 22) + 77; /* 2342 tiles of 448 x 12 f64 */
+
+typedef struct {
+  const char *name;
+  tally_op op;
+  tally_dtype dt;
+  tally_accuracy acc;
+  int segments; /* head flags about every 1000 elements */
+} scase;
+
+static const scase cases[] = {
+    {"f64 SUM default", TALLY_SUM, TALLY_F64, TALLY_ACCURACY_DEFAULT, 0},
+    {"f64 SUM default, segmented", TALLY_SUM, TALLY_F64, TALLY_ACCURACY_DEFAULT, 1},
+    {"f64 SUM fast", TALLY_SUM, TALLY_F64, TALLY_ACCURACY_FAST, 0},
+    {"f64 PROD", TALLY_PROD, TALLY_F64, TALLY_ACCURACY_DEFAULT, 0},
+    {"f32 PROD", TALLY_PROD, TALLY_F32, TALLY_ACCURACY_DEFAULT, 0},
+    {"f64 AFFINE", TALLY_AFFINE, TALLY_F64, TALLY_ACCURACY_DEFAULT, 0},
+};
+
+static double get(const void *p, tally_dtype dt, int64_t i) {
+  return dt == TALLY_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+static void set(void *p, tally_dtype dt, int64_t i, double v) {
+  if (dt == TALLY_F64) ((double *)p)[i] = v;
+  else ((float *)p)[i] = (float)v;
+}
+
+/* Sums: magnitudes from 2^-20 to 2^20 and both signs, so every grouping rounds
+ * differently. Products and AFFINE's a: near 1, so millions of them stay finite. */
+static void fill(const scase *c, void *x, void *y, uint8_t *flags, tt_rng *r) {
+  for (int64_t i = 0; i < N; i++) {
+    double v;
+    if (c->op == TALLY_SUM) {
+      v = (tt_rng_unit(r) + 0.01) * ldexp(1.0, (int)tt_rng_below(r, 41) - 20);
+      if (tt_rng_below(r, 2)) v = -v;
+    } else {
+      v = 1.0 + (tt_rng_unit(r) - 0.5) * 2e-3;
+    }
+    set(x, c->dt, i, v);
+    if (y) set(y, c->dt, i, (tt_rng_unit(r) - 0.5) * 8.0);
+    if (flags) flags[i] = tt_rng_below(r, 1000) == 0;
+  }
+}
+
+/* Every output against the long double scan: within 1e-9 (f32 results: 2e-7) of the scale (SUM: the prefix
+ * of |x| in its segment; PROD: the value; AFFINE: each of A and the prefix of |a|, |b|). */
+static int64_t check_ref(const scase *c, const void *x, const void *y, const uint8_t *flags,
+                         const void *out) {
+  const long double tol = c->dt == TALLY_F64 ? 1e-9L : 2e-7L; /* f32: the result's rounding */
+  long double s = 0, sa = 0, A = 1, B = 0, Babs = 0;
+  for (int64_t i = 0; i < N; i++) {
+    double v = get(x, c->dt, i);
+    if (c->op == TALLY_SUM) {
+      if (i == 0 || (flags && flags[i])) s = sa = 0;
+      s += v;
+      sa += fabs(v);
+      if (fabsl(get(out, c->dt, i) - s) > tol * sa + 1e-300L) return i;
+    } else if (c->op == TALLY_PROD) {
+      A *= v;
+      if (fabsl(get(out, c->dt, i) - A) > tol * fabsl(A)) return i;
+    } else { /* AFFINE: (A, B) after element i maps t -> a[i](...(a[0] t + b[0])...) + b[i] */
+      double b = get(y, c->dt, i);
+      A *= v;
+      B = v * B + b;
+      Babs = fabs(v) * Babs + fabs(b);
+      if (fabsl(get(out, c->dt, 2 * i) - A) > tol * fabsl(A) ||
+          fabsl(get(out, c->dt, 2 * i + 1) - B) > tol * Babs + 1e-300L)
+        return i;
+    }
+  }
+  return -1;
+}
+
+static void run_case(tally_context *gpu, const scase *c, uint64_t seed, int ci) {
+  const size_t es = tally_dtype_size(c->dt), width = c->op == TALLY_AFFINE ? 2 : 1;
+  void *x = malloc((size_t)N * es), *y = c->op == TALLY_AFFINE ? malloc((size_t)N * es) : NULL;
+  uint8_t *flags = c->segments ? malloc((size_t)N) : NULL;
+  unsigned char *first = malloc((size_t)N * es * width), *out = malloc((size_t)N * es * width);
+  if (!x || !first || !out || (c->op == TALLY_AFFINE && !y) || (c->segments && !flags)) {
+    TG_CHECK(0, "%s: no host memory", c->name);
+    goto done;
+  }
+  tt_rng r;
+  tt_rng_stream(&r, seed, (uint64_t)ci);
+  fill(c, x, y, flags, &r);
+  tally_array in = tally_array_1d(x, c->dt, N), in2 = tally_array_1d(y, c->dt, N);
+  tally_array o = width == 2 ? tally_array_2d(out, c->dt, N, 2) : tally_array_1d(out, c->dt, N);
+  tally_scan_options opt;
+  tally_scan_options_init(&opt);
+  opt.accuracy = c->acc;
+  opt.flags = flags;
+  int64_t differing = 0, first_diff = -1;
+  for (int run = 0; run < RUNS; run++) {
+    tg_poison(out, (size_t)N * es * width);
+    tally_status s = tally_scan(gpu, c->op, &in, y ? &in2 : NULL, &o, &opt);
+    TG_CHECK(s == TALLY_OK, "%s: tally_scan: %s: %s", c->name, tally_status_name(s), tally_errmsg(gpu));
+    if (s != TALLY_OK) goto done;
+    if (run == 0) {
+      memcpy(first, out, (size_t)N * es * width);
+      int64_t bad = check_ref(c, x, y, flags, out);
+      TG_CHECK(bad < 0, "%s: output %lld is off the long double reference", c->name, (long long)bad);
+      continue;
+    }
+    for (int64_t i = 0; i < N * (int64_t)width; i++)
+      if (memcmp(first + i * es, out + i * es, es) != 0) {
+        if (first_diff < 0) first_diff = i;
+        differing++;
+      }
+  }
+  TG_CHECK(differing == 0, "%s: %lld output values changed bits between runs (the first: %lld)",
+           c->name, (long long)differing, (long long)first_diff);
+  printf("%-28s %lld elements, %d runs: %s\n", c->name, (long long)N, RUNS,
+         differing ? "bits changed" : "same bits");
+done:
+  free(x);
+  free(y);
+  free(flags);
+  free(first);
+  free(out);
+}
+
+int main(int argc, char **argv) {
+  const char *device = argc > 1 ? argv[1] : "cuda";
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  tally_context *gpu;
+  int rc = tg_open(device, &gpu);
+  if (rc) return rc;
+  uint64_t seed = tt_test_seed("test_gpu_scan_repeat");
+  for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) run_case(gpu, &cases[i], seed, i);
+  tally_close(gpu);
+  return tg_done("test_gpu_scan_repeat");
+}
