@@ -404,6 +404,75 @@ AI void k_dot(int dt, KARGS) {
 
 /* ------------------------------------------------------------ MIN, MAX, MINMAX */
 
+#if defined(__AVX2__) && !defined(__AVX512F__)
+/* MIN/MAX keys of contiguous 4- and 8-byte elements in 256-bit registers (AVX2). GCC keeps
+ * the generic 64-byte lane vectors in memory without AVX-512 (measured on an AMD EPYC,
+ * 2026-11-25: MAX at 0.05-0.11 x the read probe). Minima and maxima are exact, so the
+ * lanes they are kept in change no result. Returns the elements done (a multiple of 32
+ * or 16); the extremes are in *kmin, *kmax (untouched when none). */
+AI int64_t minmax_avx2_32(int dt, int ign, const int32_t *x, int64_t n, int32_t *kmin, int32_t *kmax) {
+  const __m256i top = _mm256_set1_epi32(INT32_MAX), bot = _mm256_set1_epi32(INT32_MIN);
+  const __m256i pinf = _mm256_set1_epi32(0x7f800000), ninf = _mm256_set1_epi32((int32_t)0x807fffff);
+  __m256i mn[4] = {top, top, top, top}, mx[4] = {bot, bot, bot, bot};
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; k++) {
+      __m256i b = _mm256_loadu_si256((const __m256i *)(x + i + 8 * k)), key = b;
+      if (dt == TALLY_F32) key = _mm256_xor_si256(b, _mm256_and_si256(_mm256_srai_epi32(b, 31), top));
+      else if (dt == TALLY_U32) key = _mm256_xor_si256(b, bot);
+      __m256i lo = key, hi = key;
+      if (ign && dt == TALLY_F32) { /* NaN keys (beyond ±Inf's) become the identities */
+        __m256i nan = _mm256_or_si256(_mm256_cmpgt_epi32(key, pinf), _mm256_cmpgt_epi32(ninf, key));
+        lo = _mm256_blendv_epi8(key, top, nan);
+        hi = _mm256_blendv_epi8(key, bot, nan);
+      }
+      mn[k] = _mm256_min_epi32(mn[k], lo);
+      mx[k] = _mm256_max_epi32(mx[k], hi);
+    }
+  int32_t a[8], b[8];
+  _mm256_storeu_si256((__m256i *)a, _mm256_min_epi32(_mm256_min_epi32(mn[0], mn[1]), _mm256_min_epi32(mn[2], mn[3])));
+  _mm256_storeu_si256((__m256i *)b, _mm256_max_epi32(_mm256_max_epi32(mx[0], mx[1]), _mm256_max_epi32(mx[2], mx[3])));
+  for (int l = 0; l < 8; l++) {
+    if (a[l] < *kmin) *kmin = a[l];
+    if (b[l] > *kmax) *kmax = b[l];
+  }
+  return i;
+}
+
+AI __m256i min64(__m256i a, __m256i b) { return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b)); }
+AI __m256i max64(__m256i a, __m256i b) { return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a)); }
+
+AI int64_t minmax_avx2_64(int dt, int ign, const int64_t *x, int64_t n, int64_t *kmin, int64_t *kmax) {
+  const __m256i top = _mm256_set1_epi64x(INT64_MAX), bot = _mm256_set1_epi64x(INT64_MIN);
+  const __m256i pinf = _mm256_set1_epi64x(0x7ff0000000000000), ninf = _mm256_set1_epi64x((int64_t)0x800fffffffffffff);
+  __m256i mn[4] = {top, top, top, top}, mx[4] = {bot, bot, bot, bot};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int k = 0; k < 4; k++) {
+      __m256i b = _mm256_loadu_si256((const __m256i *)(x + i + 4 * k)), key = b;
+      if (dt == TALLY_F64) /* b ^ ((b >> 63) & INT64_MAX): AVX2 has no 64-bit arithmetic shift */
+        key = _mm256_xor_si256(b, _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), b), top));
+      else if (dt == TALLY_U64) key = _mm256_xor_si256(b, bot);
+      __m256i lo = key, hi = key;
+      if (ign && dt == TALLY_F64) {
+        __m256i nan = _mm256_or_si256(_mm256_cmpgt_epi64(key, pinf), _mm256_cmpgt_epi64(ninf, key));
+        lo = _mm256_blendv_epi8(key, top, nan);
+        hi = _mm256_blendv_epi8(key, bot, nan);
+      }
+      mn[k] = min64(mn[k], lo);
+      mx[k] = max64(mx[k], hi);
+    }
+  int64_t a[4], b[4];
+  _mm256_storeu_si256((__m256i *)a, min64(min64(mn[0], mn[1]), min64(mn[2], mn[3])));
+  _mm256_storeu_si256((__m256i *)b, max64(max64(mx[0], mx[1]), max64(mx[2], mx[3])));
+  for (int l = 0; l < 4; l++) {
+    if (a[l] < *kmin) *kmin = a[l];
+    if (b[l] > *kmax) *kmax = b[l];
+  }
+  return i;
+}
+#endif
+
 /* Min and max of sort keys in 32 lanes; a NaN shows as a key outside ±Inf's. With NaN
  * ignored, NaN keys are replaced by the identities before the compare. */
 AI void minmax_body(int dt, int ign, KARGS) {
@@ -414,6 +483,14 @@ AI void minmax_body(int dt, int ign, KARGS) {
     vi mn[2], mx[2];
     mn[0] = mn[1] = (vi){0} + INT32_MAX;
     mx[0] = mx[1] = (vi){0} + INT32_MIN;
+#if defined(__AVX2__) && !defined(__AVX512F__)
+    if (sx == 1 && (dt == TALLY_F32 || dt == TALLY_I32 || dt == TALLY_U32)) {
+      int32_t kmin = INT32_MAX, kmax = INT32_MIN;
+      i = minmax_avx2_32(dt, ign, (const int32_t *)x, n, &kmin, &kmax);
+      mn[0][0] = kmin;
+      mx[0][0] = kmax;
+    }
+#endif
     for (; i + 32 <= n; i += 32)
       for (int k = 0; k < 2; k++) {
         vi key = load_key32(dt, x, i + 16 * k, sx), kmin = key, kmax = key;
@@ -450,6 +527,14 @@ AI void minmax_body(int dt, int ign, KARGS) {
     vl mn[2], mx[2];
     mn[0] = mn[1] = (vl){0} + INT64_MAX;
     mx[0] = mx[1] = (vl){0} + INT64_MIN;
+#if defined(__AVX2__) && !defined(__AVX512F__)
+    if (sx == 1) {
+      int64_t kmin = INT64_MAX, kmax = INT64_MIN;
+      i = minmax_avx2_64(dt, ign, (const int64_t *)x, n, &kmin, &kmax);
+      mn[0][0] = kmin;
+      mx[0][0] = kmax;
+    }
+#endif
     for (; i + 16 <= n; i += 16)
       for (int k = 0; k < 2; k++) {
         vl key = load_key64(dt, x, i + 8 * k, sx), kmin = key, kmax = key;
