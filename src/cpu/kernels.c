@@ -81,6 +81,30 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
   if (dt == TALLY_F64 && !fast) {
     vd s[4] = {0}, c[4] = {0};
     vl nn = {0};
+#if defined(__AVX2__) && !defined(__AVX512F__)
+    /* The 32 compensated lanes as 256-bit halves (hs[j], hc[j]: elements 4j..4j+3 of each
+     * 32, lanes 0-3 or 4-7 of s[j / 2], c[j / 2]), the same operations in the same order:
+     * the same bits (see the f32 case below for why). */
+    if (sx == 1 && !ign) {
+      const double *xd = (const double *)x;
+      __m256d hs[8], hc[8];
+      for (int j = 0; j < 8; j++) hs[j] = hc[j] = _mm256_setzero_pd();
+      for (; i + 32 <= n; i += 32)
+        for (int j = 0; j < 8; j++) {
+          __m256d v = _mm256_loadu_pd(xd + i + 4 * j), t = _mm256_add_pd(hs[j], v);
+          __m256d z = _mm256_sub_pd(t, hs[j]);
+          hc[j] = _mm256_add_pd(hc[j], _mm256_add_pd(_mm256_sub_pd(hs[j], _mm256_sub_pd(t, z)),
+                                                     _mm256_sub_pd(v, z)));
+          hs[j] = t;
+        }
+      for (int k = 0; k < 4; k++) {
+        memcpy(&s[k], &hs[2 * k], 32);
+        memcpy((char *)&s[k] + 32, &hs[2 * k + 1], 32);
+        memcpy(&c[k], &hc[2 * k], 32);
+        memcpy((char *)&c[k] + 32, &hc[2 * k + 1], 32);
+      }
+    }
+#endif
     for (; i + 32 <= n; i += 32)
       for (int k = 0; k < 4; k++) {
         vd v = load_vd(dt, x, i + 8 * k, sx);
@@ -109,12 +133,17 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
      * 2026-11-25: f32 sums at 12 GB/s, no faster than the scalar kernels). The same lanes
      * as sixteen 4-double registers (h[j]: elements 4j..4j+3 of each 64, lanes 0-3 or 4-7
      * of a[j / 2]), each added to in the same order: the same bits. */
-    if (dt == TALLY_F32 && sx == 1 && !ign) {
+    if ((dt == TALLY_F32 || dt == TALLY_F64) && sx == 1 && !ign) {
       const float *xf = (const float *)x;
+      const double *xd = (const double *)x;
       __m256d h[16];
       for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_pd();
-      for (; i + 64 <= n; i += 64)
-        for (int j = 0; j < 16; j++) h[j] = _mm256_add_pd(h[j], _mm256_cvtps_pd(_mm_loadu_ps(xf + i + 4 * j)));
+      if (dt == TALLY_F32)
+        for (; i + 64 <= n; i += 64)
+          for (int j = 0; j < 16; j++) h[j] = _mm256_add_pd(h[j], _mm256_cvtps_pd(_mm_loadu_ps(xf + i + 4 * j)));
+      else
+        for (; i + 64 <= n; i += 64)
+          for (int j = 0; j < 16; j++) h[j] = _mm256_add_pd(h[j], _mm256_loadu_pd(xd + i + 4 * j));
       for (int k = 0; k < 8; k++) {
         memcpy(&a[k], &h[2 * k], 32);
         memcpy((char *)&a[k] + 32, &h[2 * k + 1], 32);
@@ -137,6 +166,21 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
   } else {
     vf a[8] = {0};
     vi nn = {0};
+#if defined(__AVX2__) && !defined(__AVX512F__)
+    /* The 128 f32 lanes as sixteen 8-float registers (h[j]: elements 8j..8j+7 of each
+     * 128, lanes 0-7 or 8-15 of a[j / 2]), added to in the same order: the same bits. */
+    if (dt == TALLY_F32 && sx == 1 && !ign) {
+      const float *xf = (const float *)x;
+      __m256 h[16];
+      for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_ps();
+      for (; i + 128 <= n; i += 128)
+        for (int j = 0; j < 16; j++) h[j] = _mm256_add_ps(h[j], _mm256_loadu_ps(xf + i + 8 * j));
+      for (int k = 0; k < 8; k++) {
+        memcpy(&a[k], &h[2 * k], 32);
+        memcpy((char *)&a[k] + 32, &h[2 * k + 1], 32);
+      }
+    }
+#endif
     for (; i + 128 <= n; i += 128)
       for (int k = 0; k < 8; k++) {
         vf v = load_vf(dt, x, i + 16 * k, sx);
@@ -182,6 +226,24 @@ AI void sum_int(int dt, KARGS) {
   } else {
     vul a[4] = {0};
     int64_t i = 0;
+#if defined(__AVX2__) && !defined(__AVX512F__)
+    /* 4-byte integers widened in 256-bit registers (exact sums: any lanes will do; see
+     * sum_float for why not the 64-byte lane vectors). */
+    if (sx == 1 && (dt == TALLY_I32 || dt == TALLY_U32)) {
+      const int32_t *xi = (const int32_t *)x;
+      __m256i h[4];
+      for (int k = 0; k < 4; k++) h[k] = _mm256_setzero_si256();
+      for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 8; k++) {
+          __m128i q = _mm_loadu_si128((const __m128i *)(xi + i + 4 * k));
+          __m256i w = dt == TALLY_I32 ? _mm256_cvtepi32_epi64(q) : _mm256_cvtepu32_epi64(q);
+          h[k & 3] = _mm256_add_epi64(h[k & 3], w);
+        }
+      uint64_t l[4];
+      _mm256_storeu_si256((__m256i *)l, _mm256_add_epi64(_mm256_add_epi64(h[0], h[1]), _mm256_add_epi64(h[2], h[3])));
+      a[0][0] = ((l[0] + l[1]) + l[2]) + l[3];
+    }
+#endif
     for (; i + 32 <= n; i += 32)
       for (int k = 0; k < 4; k++) a[k] += (vul)load_vl(dt, x, i + 8 * k, sx);
     for (; i < n; i++) a[(i & 31) >> 3][i & 7] += (uint64_t)rd_l(dt, x, i * sx);
