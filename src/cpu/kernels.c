@@ -659,7 +659,22 @@ AI int first_eq64(vl a, int64_t t) {
 #endif
 }
 
-#define ARG_BODY(VK, LANES, LOADK, NANK, VMIN, VMAX, FIRST_EQ, KMAX, KMIN, TK, PINF, NINF)  \
+#if defined(__AVX2__) && !defined(__AVX512F__)
+/* Pass 1 in 256-bit registers (minmax_avx2_32/64, the same keys and NaN rule) where the
+ * block is contiguous 4- or 8-byte elements: the generic lane vectors live in memory
+ * without AVX-512 (ARGMAX f32 measured at 0.06 x the read probe on an AMD EPYC). */
+#define ARG_PASS1_AVX2(AVX2F, TK)                                                       \
+  if (sx == 1 && DT_SIZE(dt) == sizeof(TK)) { /* f32, i32, u32 / f64, i64, u64 */      \
+    TK lo = ismax ? other : ident, hi = ismax ? ident : other; /* nothing seen yet */   \
+    i = AVX2F(dt, ign, (const TK *)x + b, m, &lo, &hi);                                 \
+    ext[0][0] = ismax ? hi : lo;                                                        \
+    oth[0][0] = ismax ? lo : hi;                                                        \
+  }
+#else
+#define ARG_PASS1_AVX2(AVX2F, TK)
+#endif
+
+#define ARG_BODY(VK, LANES, LOADK, NANK, VMIN, VMAX, FIRST_EQ, KMAX, KMIN, TK, PINF, NINF, AVX2F) \
   do {                                                                                  \
     const TK ident = ismax ? KMIN : KMAX, other = ismax ? KMAX : KMIN;                  \
     for (int64_t b = 0; b < n; b += ARG_BLOCK) {                                        \
@@ -668,6 +683,7 @@ AI int first_eq64(vl a, int64_t t) {
        * extreme, since NaN keys lie beyond both ends. */                               \
       VK ext[4], oth[4];                                                                \
       for (int k = 0; k < 4; k++) { ext[k] = (VK){0} + ident; oth[k] = (VK){0} + other; } \
+      ARG_PASS1_AVX2(AVX2F, TK)                                                         \
       for (; i + 4 * LANES <= m; i += 4 * LANES)                                        \
         for (int k = 0; k < 4; k++) {                                                   \
           VK key = LOADK(dt, x, b + i + LANES * k, sx);                                 \
@@ -717,10 +733,10 @@ AI void arg_body(int dt, int ismax, int ign, KARGS) {
   tally__part_init(&loc, ismax ? TALLY__FAM_ARGMAX : TALLY__FAM_ARGMIN, 0);
   if (KEY32(dt)) {
     ARG_BODY(vi, 16, load_key32, KEYS_NAN32, vmin32, vmax32, first_eq32, INT32_MAX, INT32_MIN,
-             int32_t, (int32_t)0x7f800000, (int32_t)0x807fffff);
+             int32_t, (int32_t)0x7f800000, (int32_t)0x807fffff, minmax_avx2_32);
   } else {
     ARG_BODY(vl, 8, load_key64, KEYS_NAN64, vmin64, vmax64, first_eq64, INT64_MAX, INT64_MIN,
-             int64_t, TALLY__KEY64_PINF, TALLY__KEY64_NINF);
+             int64_t, TALLY__KEY64_PINF, TALLY__KEY64_NINF, minmax_avx2_64);
   }
   if (loc.idx >= 0) loc.idx += idx0;
   tally__part_merge(acc, &loc, ismax ? TALLY__FAM_ARGMAX : TALLY__FAM_ARGMIN);
