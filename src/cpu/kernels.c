@@ -387,6 +387,33 @@ AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
       for (int l = 0; l < 8; l++) tally__twosum_merge(&loc.hi, &loc.lo, s[k][l], c[k][l]);
   } else if (dt == TALLY_F64 || !fast) {
     vd a8[8] = {0};
+#if defined(__AVX2__) && !defined(__AVX512F__)
+    /* The 64 lanes as sixteen 256-bit halves, as in sum_float (h[j]: elements 4j..4j+3 of
+     * each 64): the same products added in the same order, the same bits. */
+    if ((dt == TALLY_F32 || dt == TALLY_F64) && sx == 1 && sy2 == 1 && !ign) {
+      const __m256d sc = _mm256_set1_pd(scale);
+      __m256d h[16];
+      for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_pd();
+      for (; i + 64 <= n; i += 64)
+        for (int j = 0; j < 16; j++) {
+          __m256d a, b;
+          if (dt == TALLY_F32) {
+            a = _mm256_cvtps_pd(_mm_loadu_ps((const float *)x + i + 4 * j));
+            b = _mm256_cvtps_pd(_mm_loadu_ps((const float *)yy + i + 4 * j));
+          } else {
+            a = _mm256_loadu_pd((const double *)x + i + 4 * j);
+            b = _mm256_loadu_pd((const double *)yy + i + 4 * j);
+          }
+          a = _mm256_mul_pd(a, sc);
+          b = sq ? a : _mm256_mul_pd(b, sc);
+          h[j] = _mm256_add_pd(h[j], _mm256_mul_pd(a, b));
+        }
+      for (int k = 0; k < 8; k++) {
+        memcpy(&a8[k], &h[2 * k], 32);
+        memcpy((char *)&a8[k] + 32, &h[2 * k + 1], 32);
+      }
+    }
+#endif
     for (; i + 64 <= n; i += 64)
       for (int k = 0; k < 8; k++) {
         vd a = load_vd(dt, x, i + 8 * k, sx) * scale;
@@ -790,7 +817,32 @@ AI void var_body(int dt, int ign, KARGS) {
   for (int64_t b = 0; b < full; b += VAR_BLOCK) {
     int64_t m = full - b < VAR_BLOCK ? full - b : VAR_BLOCK;
     vd s1[4] = {0}, s2[4] = {0}, c[4] = {0};
-    for (int64_t i = 0; i < m; i += 32)
+    int64_t i = 0;
+#if defined(__AVX2__) && !defined(__AVX512F__)
+    /* The block's sums in 256-bit halves (j: elements 4j..4j+3 of each 32, lanes 0-3 or
+     * 4-7 of k = j / 2), the same operations in the same order as below: the same bits
+     * (the generic 64-byte lane vectors live in memory without AVX-512, see sum_float). */
+    if ((dt == TALLY_F32 || dt == TALLY_F64) && sx == 1 && !ign) {
+      __m256d h1[8], h2[8], hs[8];
+      for (int j = 0; j < 8; j++) {
+        h1[j] = h2[j] = _mm256_setzero_pd();
+        memcpy(&hs[j], (const char *)&sh[j / 2] + 32 * (j % 2), 32);
+      }
+      for (; i < m; i += 32)
+        for (int j = 0; j < 8; j++) {
+          __m256d v = dt == TALLY_F32 ? _mm256_cvtps_pd(_mm_loadu_ps((const float *)x + b + i + 4 * j))
+                                      : _mm256_loadu_pd((const double *)x + b + i + 4 * j);
+          __m256d d = _mm256_sub_pd(v, hs[j]);
+          h1[j] = _mm256_add_pd(h1[j], d);
+          h2[j] = _mm256_add_pd(h2[j], _mm256_mul_pd(d, d));
+        }
+      for (int j = 0; j < 8; j++) {
+        memcpy((char *)&s1[j / 2] + 32 * (j % 2), &h1[j], 32);
+        memcpy((char *)&s2[j / 2] + 32 * (j % 2), &h2[j], 32);
+      }
+    }
+#endif
+    for (; i < m; i += 32)
       for (int k = 0; k < 4; k++) {
         vd v = load_vd(dt, x, b + i + 8 * k, sx), d = v - sh[k];
         if (ign) {
