@@ -215,12 +215,49 @@ AI void sum_int(int dt, KARGS) {
     /* 8- and 16-bit inputs in 64 lanes of 32 bits: a chunk (<= 2^16 elements) puts at
      * most 2^10 values of at most 2^16 in a lane, far from overflow. */
     vi a[4] = {0};
-    int64_t i = 0;
+    int64_t i = 0, head = 0; /* head: the sum of the elements before i (AVX2) */
+#if defined(__AVX2__) && !defined(__AVX512F__)
+    /* In 256-bit registers (exact sums: any lanes will do; see sum_float for why not the
+     * 64-byte lane vectors): bytes by sums of absolute differences from 0 (8 bytes to a
+     * 64-bit lane; i8 offset by 128 first), 16-bit values by pairs (vpmaddwd; u16 offset
+     * by 32768 first). The offsets come off the total at the end. */
+    if (sx == 1 && dt != TALLY_BOOL) {
+      const __m256i zero = _mm256_setzero_si256();
+      __m256i h[4] = {zero, zero, zero, zero};
+      if (DT_SIZE(dt) == 1) {
+        const __m256i flip = _mm256_set1_epi8(dt == TALLY_I8 ? (char)0x80 : 0);
+        for (; i + 128 <= n; i += 128)
+          for (int k = 0; k < 4; k++) {
+            __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)((const uint8_t *)x + i + 32 * k)), flip);
+            h[k] = _mm256_add_epi64(h[k], _mm256_sad_epu8(v, zero));
+          }
+      } else {
+        const __m256i flip = _mm256_set1_epi16(dt == TALLY_U16 ? (short)0x8000 : 0), one = _mm256_set1_epi16(1);
+        for (; i + 64 <= n; i += 64)
+          for (int k = 0; k < 4; k++) {
+            __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)((const int16_t *)x + i + 16 * k)), flip);
+            h[k] = _mm256_add_epi32(h[k], _mm256_madd_epi16(v, one));
+          }
+      }
+      int64_t lanes[8], total = 0;
+      if (DT_SIZE(dt) == 1) {
+        _mm256_storeu_si256((__m256i *)lanes, _mm256_add_epi64(_mm256_add_epi64(h[0], h[1]), _mm256_add_epi64(h[2], h[3])));
+        total = ((lanes[0] + lanes[1]) + lanes[2]) + lanes[3];
+        if (dt == TALLY_I8) total -= 128 * i;
+      } else {
+        int32_t l32[8];
+        _mm256_storeu_si256((__m256i *)l32, _mm256_add_epi32(_mm256_add_epi32(h[0], h[1]), _mm256_add_epi32(h[2], h[3])));
+        for (int l = 0; l < 8; l++) total += l32[l];
+        if (dt == TALLY_U16) total += 32768 * i;
+      }
+      head = total; /* up to 2^16 x 65535: beyond a 32-bit lane */
+    }
+#endif
     for (; i + 64 <= n; i += 64)
       for (int k = 0; k < 4; k++) a[k] += load_key32(dt, x, i + 16 * k, sx);
     for (; i < n; i++) a[(i & 63) >> 4][i & 15] += (int32_t)rd_l(dt, x, i * sx);
     vi t = (a[0] + a[1]) + (a[2] + a[3]);
-    int64_t total = 0;
+    int64_t total = head;
     for (int l = 0; l < 16; l++) total += t[l];
     loc.wide = (unsigned __int128)(__int128)total;
   } else {
