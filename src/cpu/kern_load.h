@@ -19,6 +19,16 @@
 #include <immintrin.h>
 #endif
 
+/* AVX2 without AVX-512: GCC gives the 64-byte lane vectors no register mode there (they
+ * live on the stack, 10-100x slow), so the hot loops also have paths in 256-bit
+ * registers, in the same lanes where the lanes decide the bits (see kernels.c). 0 or 1,
+ * for #if (a macro that expands to `defined` is not portable). */
+#if defined(__AVX2__) && !defined(__AVX512F__)
+#define TALLY_AVX2_HALVES 1
+#else
+#define TALLY_AVX2_HALVES 0
+#endif
+
 #define AI static inline __attribute__((always_inline))
 
 typedef double vd __attribute__((vector_size(64)));   /* 8 doubles */
@@ -30,6 +40,15 @@ typedef int32_t vi __attribute__((vector_size(64)));  /* 16 int32 */
 typedef uint32_t vui __attribute__((vector_size(64)));
 typedef int32_t vi8 __attribute__((vector_size(32)));  /* 8 int32 */
 typedef uint32_t vui8 __attribute__((vector_size(32)));
+
+#if TALLY_AVX2_HALVES
+/* A 64-byte lane vector from its two 256-bit halves (lo: the lower 32 bytes' lanes), and
+ * back: the hand-over between 256-bit register loops and the generic lane code. */
+AI vd vd_join(__m256d lo, __m256d hi) { vd v; memcpy(&v, &lo, 32); memcpy((char *)&v + 32, &hi, 32); return v; }
+AI vf vf_join(__m256 lo, __m256 hi) { vf v; memcpy(&v, &lo, 32); memcpy((char *)&v + 32, &hi, 32); return v; }
+AI vi vi_join(__m256i lo, __m256i hi) { vi v; memcpy(&v, &lo, 32); memcpy((char *)&v + 32, &hi, 32); return v; }
+AI __m256d vd_half(vd v, int h) { __m256d r; memcpy(&r, (const char *)&v + 32 * h, 32); return r; }
+#endif
 
 /* Element size, as a constant the compiler can fold (tally_dtype_size is a call). */
 #define DT_SIZE(dt)                                                                    \
@@ -123,15 +142,10 @@ AI vd load_vd(int dt, const void *p, int64_t i, int64_t s) {
     /* GCC lowers the generic 8-float widening through 128-bit halves; one vcvtps2pd
      * does it. Same lanes, same values. */
     if (s == 1) return (vd)_mm512_cvtps_pd(_mm256_loadu_ps((const float *)p + i));
-#elif defined(__AVX2__)
-    if (s == 1) {
-      __m256d lo = _mm256_cvtps_pd(_mm_loadu_ps((const float *)p + i));
-      __m256d hi = _mm256_cvtps_pd(_mm_loadu_ps((const float *)p + i + 4));
-      vd v;
-      memcpy(&v, &lo, 32);
-      memcpy((char *)&v + 32, &hi, 32);
-      return v;
-    }
+#elif TALLY_AVX2_HALVES
+    if (s == 1)
+      return vd_join(_mm256_cvtps_pd(_mm_loadu_ps((const float *)p + i)),
+                     _mm256_cvtps_pd(_mm_loadu_ps((const float *)p + i + 4)));
 #endif
     vf8 v; READ_ELEMS(&v, p, i, s, 8, 4); return __builtin_convertvector(v, vd); }
   case TALLY_F16: { uint16_t b[8]; READ_ELEMS(b, p, i, s, 8, 2); return __builtin_convertvector(f16x8_to_vf8(b), vd); }
@@ -190,7 +204,7 @@ AI vi widen16(int dt, const void *src) {
   case TALLY_I16: return (vi)_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)src));
   default: return (vi)_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)src));
   }
-#elif defined(__AVX2__)
+#elif TALLY_AVX2_HALVES
   const char *c = (const char *)src;
   __m256i lo, hi;
   switch (dt) {
@@ -199,10 +213,7 @@ AI vi widen16(int dt, const void *src) {
   case TALLY_I16: lo = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)c)); hi = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(c + 16))); break;
   default: lo = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)c)); hi = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(c + 16))); break;
   }
-  vi v;
-  memcpy(&v, &lo, 32);
-  memcpy((char *)&v + 32, &hi, 32);
-  return v;
+  return vi_join(lo, hi);
 #else
   vi v;
   for (int l = 0; l < 16; l++) {

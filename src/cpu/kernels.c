@@ -81,7 +81,7 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
   if (dt == TALLY_F64 && !fast) {
     vd s[4] = {0}, c[4] = {0};
     vl nn = {0};
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
     /* The 32 compensated lanes as 256-bit halves (hs[j], hc[j]: elements 4j..4j+3 of each
      * 32, lanes 0-3 or 4-7 of s[j / 2], c[j / 2]), the same operations in the same order:
      * the same bits (see the f32 case below for why). */
@@ -98,10 +98,8 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
           hs[j] = t;
         }
       for (int k = 0; k < 4; k++) {
-        memcpy(&s[k], &hs[2 * k], 32);
-        memcpy((char *)&s[k] + 32, &hs[2 * k + 1], 32);
-        memcpy(&c[k], &hc[2 * k], 32);
-        memcpy((char *)&c[k] + 32, &hc[2 * k + 1], 32);
+        s[k] = vd_join(hs[2 * k], hs[2 * k + 1]);
+        c[k] = vd_join(hc[2 * k], hc[2 * k + 1]);
       }
     }
 #endif
@@ -127,7 +125,7 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
   } else if (dt == TALLY_F64 || !fast) {
     vd a[8] = {0};
     vl nn = {0};
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
     /* AVX2 has no 512-bit registers, and GCC kept these eight 8-double lane vectors in
      * memory, moving them through general registers (measured on an AMD EPYC,
      * 2026-11-25: f32 sums at 12 GB/s, no faster than the scalar kernels). The same lanes
@@ -144,10 +142,7 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
       else
         for (; i + 64 <= n; i += 64)
           for (int j = 0; j < 16; j++) h[j] = _mm256_add_pd(h[j], _mm256_loadu_pd(xd + i + 4 * j));
-      for (int k = 0; k < 8; k++) {
-        memcpy(&a[k], &h[2 * k], 32);
-        memcpy((char *)&a[k] + 32, &h[2 * k + 1], 32);
-      }
+      for (int k = 0; k < 8; k++) a[k] = vd_join(h[2 * k], h[2 * k + 1]);
     }
 #endif
     for (; i + 64 <= n; i += 64)
@@ -166,7 +161,7 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
   } else {
     vf a[8] = {0};
     vi nn = {0};
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
     /* The 128 f32 lanes as sixteen 8-float registers (h[j]: elements 8j..8j+7 of each
      * 128, lanes 0-7 or 8-15 of a[j / 2]), added to in the same order: the same bits. */
     if (dt == TALLY_F32 && sx == 1 && !ign) {
@@ -175,10 +170,7 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
       for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_ps();
       for (; i + 128 <= n; i += 128)
         for (int j = 0; j < 16; j++) h[j] = _mm256_add_ps(h[j], _mm256_loadu_ps(xf + i + 8 * j));
-      for (int k = 0; k < 8; k++) {
-        memcpy(&a[k], &h[2 * k], 32);
-        memcpy((char *)&a[k] + 32, &h[2 * k + 1], 32);
-      }
+      for (int k = 0; k < 8; k++) a[k] = vf_join(h[2 * k], h[2 * k + 1]);
     }
 #endif
     for (; i + 128 <= n; i += 128)
@@ -216,7 +208,7 @@ AI void sum_int(int dt, KARGS) {
      * most 2^10 values of at most 2^16 in a lane, far from overflow. */
     vi a[4] = {0};
     int64_t i = 0, head = 0; /* head: the sum of the elements before i (AVX2) */
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
     /* In 256-bit registers (exact sums: any lanes will do; see sum_float for why not the
      * 64-byte lane vectors): bytes by sums of absolute differences from 0 (8 bytes to a
      * 64-bit lane; i8 offset by 128 first), 16-bit values by pairs (vpmaddwd; u16 offset
@@ -263,7 +255,7 @@ AI void sum_int(int dt, KARGS) {
   } else {
     vul a[4] = {0};
     int64_t i = 0;
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
     /* 4-byte integers widened in 256-bit registers (exact sums: any lanes will do; see
      * sum_float for why not the 64-byte lane vectors). */
     if (sx == 1 && (dt == TALLY_I32 || dt == TALLY_U32)) {
@@ -424,7 +416,7 @@ AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
       for (int l = 0; l < 8; l++) tally__twosum_merge(&loc.hi, &loc.lo, s[k][l], c[k][l]);
   } else if (dt == TALLY_F64 || !fast) {
     vd a8[8] = {0};
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
     /* The 64 lanes as sixteen 256-bit halves, as in sum_float (h[j]: elements 4j..4j+3 of
      * each 64): the same products added in the same order, the same bits. */
     if ((dt == TALLY_F32 || dt == TALLY_F64) && sx == 1 && sy2 == 1 && !ign) {
@@ -445,10 +437,7 @@ AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
           b = sq ? a : _mm256_mul_pd(b, sc);
           h[j] = _mm256_add_pd(h[j], _mm256_mul_pd(a, b));
         }
-      for (int k = 0; k < 8; k++) {
-        memcpy(&a8[k], &h[2 * k], 32);
-        memcpy((char *)&a8[k] + 32, &h[2 * k + 1], 32);
-      }
+      for (int k = 0; k < 8; k++) a8[k] = vd_join(h[2 * k], h[2 * k + 1]);
     }
 #endif
     for (; i + 64 <= n; i += 64)
@@ -530,7 +519,7 @@ AI void k_dot(int dt, KARGS) {
 
 /* ------------------------------------------------------------ MIN, MAX, MINMAX */
 
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
 /* MIN/MAX keys of contiguous 4- and 8-byte elements in 256-bit registers (AVX2). GCC keeps
  * the generic 64-byte lane vectors in memory without AVX-512 (measured on an AMD EPYC,
  * 2026-11-25: MAX at 0.05-0.11 x the read probe). Minima and maxima are exact, so the
@@ -609,7 +598,7 @@ AI void minmax_body(int dt, int ign, KARGS) {
     vi mn[2], mx[2];
     mn[0] = mn[1] = (vi){0} + INT32_MAX;
     mx[0] = mx[1] = (vi){0} + INT32_MIN;
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
     if (sx == 1 && (dt == TALLY_F32 || dt == TALLY_I32 || dt == TALLY_U32)) {
       int32_t kmin = INT32_MAX, kmax = INT32_MIN;
       i = minmax_avx2_32(dt, ign, (const int32_t *)x, n, &kmin, &kmax);
@@ -653,7 +642,7 @@ AI void minmax_body(int dt, int ign, KARGS) {
     vl mn[2], mx[2];
     mn[0] = mn[1] = (vl){0} + INT64_MAX;
     mx[0] = mx[1] = (vl){0} + INT64_MIN;
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
     if (sx == 1) {
       int64_t kmin = INT64_MAX, kmax = INT64_MIN;
       i = minmax_avx2_64(dt, ign, (const int64_t *)x, n, &kmin, &kmax);
@@ -723,7 +712,7 @@ AI int first_eq64(vl a, int64_t t) {
 #endif
 }
 
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
 /* Pass 1 in 256-bit registers (minmax_avx2_32/64, the same keys and NaN rule) where the
  * block is contiguous 4- or 8-byte elements: the generic lane vectors live in memory
  * without AVX-512 (ARGMAX f32 measured at 0.06 x the read probe on an AMD EPYC). */
@@ -855,7 +844,7 @@ AI void var_body(int dt, int ign, KARGS) {
     int64_t m = full - b < VAR_BLOCK ? full - b : VAR_BLOCK;
     vd s1[4] = {0}, s2[4] = {0}, c[4] = {0};
     int64_t i = 0;
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if TALLY_AVX2_HALVES
     /* The block's sums in 256-bit halves (j: elements 4j..4j+3 of each 32, lanes 0-3 or
      * 4-7 of k = j / 2), the same operations in the same order as below: the same bits
      * (the generic 64-byte lane vectors live in memory without AVX-512, see sum_float). */
@@ -863,7 +852,7 @@ AI void var_body(int dt, int ign, KARGS) {
       __m256d h1[8], h2[8], hs[8];
       for (int j = 0; j < 8; j++) {
         h1[j] = h2[j] = _mm256_setzero_pd();
-        memcpy(&hs[j], (const char *)&sh[j / 2] + 32 * (j % 2), 32);
+        hs[j] = vd_half(sh[j / 2], j % 2);
       }
       for (; i < m; i += 32)
         for (int j = 0; j < 8; j++) {
@@ -873,9 +862,9 @@ AI void var_body(int dt, int ign, KARGS) {
           h1[j] = _mm256_add_pd(h1[j], d);
           h2[j] = _mm256_add_pd(h2[j], _mm256_mul_pd(d, d));
         }
-      for (int j = 0; j < 8; j++) {
-        memcpy((char *)&s1[j / 2] + 32 * (j % 2), &h1[j], 32);
-        memcpy((char *)&s2[j / 2] + 32 * (j % 2), &h2[j], 32);
+      for (int k = 0; k < 4; k++) {
+        s1[k] = vd_join(h1[2 * k], h1[2 * k + 1]);
+        s2[k] = vd_join(h2[2 * k], h2[2 * k + 1]);
       }
     }
 #endif

@@ -4,6 +4,7 @@
  * exactly nothing), the same steps, in the same order, as BLOCK_KERNEL in scan_kern.c,
  * so contiguous and strided data give the same bits, on every ISA. */
 #include "scan.h"
+#include "kern_load.h" /* TALLY_AVX2_HALVES */
 
 #include <string.h>
 
@@ -14,8 +15,6 @@
 #define CAT(a, b) CAT_(a, b)
 
 typedef double vd8 __attribute__((vector_size(64)));
-typedef float vf8 __attribute__((vector_size(32)));
-typedef int32_t vi8 __attribute__((vector_size(32)));
 typedef int64_t vl8 __attribute__((vector_size(64)));
 
 #define SH(v, f, k)                                                                            \
@@ -37,7 +36,7 @@ typedef int64_t vl8 __attribute__((vector_size(64)));
  * with halves). The halves do the same operations on the same lanes, so the same bits.
  * The scalar set (SSE2) keeps the 64-byte vector: its 32-byte halves have no register
  * mode either, and measured slower (4.3 GB/s against 6.8). */
-#if defined(__AVX512F__) || !defined(__AVX2__)
+#if !TALLY_AVX2_HALVES
 typedef vd8 V8;
 typedef vl8 M8;
 static inline V8 v8_add(V8 a, V8 b) { return a + b; }
