@@ -525,7 +525,8 @@ AI void k_dot(int dt, KARGS) {
  * 2026-11-25: MAX at 0.05-0.11 x the read probe). Minima and maxima are exact, so the
  * lanes they are kept in change no result. Returns the elements done (a multiple of 32
  * or 16); the extremes are in *kmin, *kmax (untouched when none). */
-AI int64_t minmax_avx2_32(int dt, int ign, const int32_t *x, int64_t n, int32_t *kmin, int32_t *kmax) {
+AI int64_t minmax_avx2_32(int dt, int ign, const void *xv, int64_t n, int32_t *kmin, int32_t *kmax) {
+  const int32_t *x = (const int32_t *)xv;
   const __m256i top = _mm256_set1_epi32(INT32_MAX), bot = _mm256_set1_epi32(INT32_MIN);
   const __m256i pinf = _mm256_set1_epi32(0x7f800000), ninf = _mm256_set1_epi32((int32_t)0x807fffff);
   __m256i mn[4] = {top, top, top, top}, mx[4] = {bot, bot, bot, bot};
@@ -557,7 +558,8 @@ AI int64_t minmax_avx2_32(int dt, int ign, const int32_t *x, int64_t n, int32_t 
 AI __m256i min64(__m256i a, __m256i b) { return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b)); }
 AI __m256i max64(__m256i a, __m256i b) { return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a)); }
 
-AI int64_t minmax_avx2_64(int dt, int ign, const int64_t *x, int64_t n, int64_t *kmin, int64_t *kmax) {
+AI int64_t minmax_avx2_64(int dt, int ign, const void *xv, int64_t n, int64_t *kmin, int64_t *kmax) {
+  const int64_t *x = (const int64_t *)xv;
   const __m256i top = _mm256_set1_epi64x(INT64_MAX), bot = _mm256_set1_epi64x(INT64_MIN);
   const __m256i pinf = _mm256_set1_epi64x(0x7ff0000000000000), ninf = _mm256_set1_epi64x((int64_t)0x800fffffffffffff);
   __m256i mn[4] = {top, top, top, top}, mx[4] = {bot, bot, bot, bot};
@@ -586,6 +588,70 @@ AI int64_t minmax_avx2_64(int dt, int ign, const int64_t *x, int64_t n, int64_t 
   }
   return i;
 }
+
+/* 1- and 2-byte integers and bool: their keys are their values (bool: 0 or 1), compared
+ * in their own width (measured at 0.01 x the read probe through the generic lanes). A
+ * bool's extremes are those of its bytes, unsigned, then made 0 or 1. */
+AI __m256i min_small(int dt, __m256i a, __m256i b) {
+  switch (dt) {
+  case TALLY_I8: return _mm256_min_epi8(a, b);
+  case TALLY_I16: return _mm256_min_epi16(a, b);
+  case TALLY_U16: return _mm256_min_epu16(a, b);
+  default: return _mm256_min_epu8(a, b); /* u8, bool */
+  }
+}
+AI __m256i max_small(int dt, __m256i a, __m256i b) {
+  switch (dt) {
+  case TALLY_I8: return _mm256_max_epi8(a, b);
+  case TALLY_I16: return _mm256_max_epi16(a, b);
+  case TALLY_U16: return _mm256_max_epu16(a, b);
+  default: return _mm256_max_epu8(a, b);
+  }
+}
+AI int32_t small_key(int dt, const void *p, int l) {
+  switch (dt) {
+  case TALLY_BOOL: return ((const uint8_t *)p)[l] != 0;
+  case TALLY_I8: return ((const int8_t *)p)[l];
+  case TALLY_U8: return ((const uint8_t *)p)[l];
+  case TALLY_I16: { int16_t v; memcpy(&v, (const char *)p + 2 * l, 2); return v; }
+  default: { uint16_t v; memcpy(&v, (const char *)p + 2 * l, 2); return v; }
+  }
+}
+
+AI int64_t minmax_avx2_small(int dt, const void *x, int64_t n, int32_t *kmin, int32_t *kmax) {
+  const int sz = DT_SIZE(dt);
+  const int64_t per = 128 / sz; /* elements in 4 registers */
+  const __m256i top = sz == 1 ? _mm256_set1_epi8(dt == TALLY_I8 ? 127 : -1)
+                              : _mm256_set1_epi16(dt == TALLY_I16 ? 32767 : -1);
+  const __m256i bot = dt == TALLY_I8    ? _mm256_set1_epi8(-128)
+                      : dt == TALLY_I16 ? _mm256_set1_epi16(-32768)
+                                        : _mm256_setzero_si256();
+  __m256i mn[4] = {top, top, top, top}, mx[4] = {bot, bot, bot, bot};
+  int64_t i = 0;
+  for (; i + per <= n; i += per)
+    for (int k = 0; k < 4; k++) {
+      __m256i v = _mm256_loadu_si256((const __m256i *)((const char *)x + i * sz + 32 * k));
+      mn[k] = min_small(dt, mn[k], v);
+      mx[k] = max_small(dt, mx[k], v);
+    }
+  if (i == 0) return 0; /* none done: *kmin, *kmax untouched (the identities are real keys) */
+  unsigned char a[32], b[32];
+  _mm256_storeu_si256((__m256i *)a, min_small(dt, min_small(dt, mn[0], mn[1]), min_small(dt, mn[2], mn[3])));
+  _mm256_storeu_si256((__m256i *)b, max_small(dt, max_small(dt, mx[0], mx[1]), max_small(dt, mx[2], mx[3])));
+  for (int l = 0; l < 32 / sz; l++) {
+    int32_t lo = small_key(dt, a, l), hi = small_key(dt, b, l);
+    if (lo < *kmin) *kmin = lo;
+    if (hi > *kmax) *kmax = hi;
+  }
+  return i;
+}
+
+/* The keys of the 32-bit-key dtypes with an AVX2 path: all but f16 and bf16. */
+#define AVX2_K32(dt) ((dt) != TALLY_F16 && (dt) != TALLY_BF16)
+AI int64_t minmax_avx2_k32(int dt, int ign, const void *x, int64_t n, int32_t *kmin, int32_t *kmax) {
+  if (DT_SIZE(dt) == 4) return minmax_avx2_32(dt, ign, x, n, kmin, kmax);
+  return minmax_avx2_small(dt, x, n, kmin, kmax);
+}
 #endif
 
 /* Min and max of sort keys in 32 lanes; a NaN shows as a key outside ±Inf's. With NaN
@@ -599,9 +665,9 @@ AI void minmax_body(int dt, int ign, KARGS) {
     mn[0] = mn[1] = (vi){0} + INT32_MAX;
     mx[0] = mx[1] = (vi){0} + INT32_MIN;
 #if TALLY_AVX2_HALVES
-    if (sx == 1 && (dt == TALLY_F32 || dt == TALLY_I32 || dt == TALLY_U32)) {
+    if (sx == 1 && AVX2_K32(dt)) {
       int32_t kmin = INT32_MAX, kmax = INT32_MIN;
-      i = minmax_avx2_32(dt, ign, (const int32_t *)x, n, &kmin, &kmax);
+      i = minmax_avx2_k32(dt, ign, x, n, &kmin, &kmax);
       mn[0][0] = kmin;
       mx[0][0] = kmax;
     }
@@ -645,7 +711,7 @@ AI void minmax_body(int dt, int ign, KARGS) {
 #if TALLY_AVX2_HALVES
     if (sx == 1) {
       int64_t kmin = INT64_MAX, kmax = INT64_MIN;
-      i = minmax_avx2_64(dt, ign, (const int64_t *)x, n, &kmin, &kmax);
+      i = minmax_avx2_64(dt, ign, x, n, &kmin, &kmax);
       mn[0][0] = kmin;
       mx[0][0] = kmax;
     }
@@ -713,18 +779,50 @@ AI int first_eq64(vl a, int64_t t) {
 }
 
 #if TALLY_AVX2_HALVES
-/* Pass 1 in 256-bit registers (minmax_avx2_32/64, the same keys and NaN rule) where the
- * block is contiguous 4- or 8-byte elements: the generic lane vectors live in memory
- * without AVX-512 (ARGMAX f32 measured at 0.06 x the read probe on an AMD EPYC). */
+/* Pass 1 in 256-bit registers (minmax_avx2_*, the same keys and NaN rule) where the block
+ * is contiguous: the generic lane vectors live in memory without AVX-512 (ARGMAX f32
+ * measured at 0.06 x the read probe on an AMD EPYC, u8 at 0.01). */
 #define ARG_PASS1_AVX2(AVX2F, TK)                                                       \
-  if (sx == 1 && DT_SIZE(dt) == sizeof(TK)) { /* f32, i32, u32 / f64, i64, u64 */      \
+  if (sx == 1 && (sizeof(TK) == 8 || AVX2_K32(dt))) {                                   \
     TK lo = ismax ? other : ident, hi = ismax ? ident : other; /* nothing seen yet */   \
-    i = AVX2F(dt, ign, (const TK *)x + b, m, &lo, &hi);                                 \
+    i = AVX2F(dt, ign, (const char *)x + b * DT_SIZE(dt), m, &lo, &hi);                 \
     ext[0][0] = ismax ? hi : lo;                                                        \
     oth[0][0] = ismax ? lo : hi;                                                        \
   }
+
+/* Pass 2 on contiguous elements: the first of the m elements at p whose bits are those of
+ * key e (keys map one-to-one onto bits), 32 bytes at a time; -1 if none there. *j: the
+ * elements looked at. Not for bool (any nonzero byte is key 1) nor f16/bf16. */
+AI int64_t first_key_avx2(int dt, const void *p, int64_t m, int64_t e, int64_t *j) {
+  const int sz = DT_SIZE(dt);
+  int64_t raw = e; /* the float and unsigned key maps are their own inverses */
+  if (dt == TALLY_F32) raw = (int32_t)e ^ (((int32_t)e >> 31) & INT32_MAX);
+  else if (dt == TALLY_U32) raw = (int32_t)e ^ INT32_MIN;
+  else if (dt == TALLY_F64) raw = e ^ ((e >> 63) & INT64_MAX);
+  else if (dt == TALLY_U64) raw = e ^ INT64_MIN;
+  const __m256i t = sz == 1   ? _mm256_set1_epi8((char)raw)
+                    : sz == 2 ? _mm256_set1_epi16((short)raw)
+                    : sz == 4 ? _mm256_set1_epi32((int)raw)
+                              : _mm256_set1_epi64x(raw);
+  for (*j = 0; *j + 32 / sz <= m; *j += 32 / sz) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)((const char *)p + *j * sz));
+    unsigned bits;
+    switch (sz) {
+    case 1: bits = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, t)); break;
+    case 2: bits = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi16(v, t)); break; /* 2 bits each */
+    case 4: bits = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, t))); break;
+    default: bits = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(v, t))); break;
+    }
+    if (bits) return *j + __builtin_ctz(bits) / (sz == 2 ? 2 : 1);
+  }
+  return -1;
+}
+#define ARG_PASS2_AVX2                                                                  \
+  if (sx == 1 && dt != TALLY_BOOL && AVX2_K32(dt))                                      \
+    at = first_key_avx2(dt, (const char *)x + b * DT_SIZE(dt), m, e, &j);
 #else
 #define ARG_PASS1_AVX2(AVX2F, TK)
+#define ARG_PASS2_AVX2
 #endif
 
 #define ARG_BODY(VK, LANES, LOADK, NANK, VMIN, VMAX, FIRST_EQ, KMAX, KMIN, TK, PINF, NINF, AVX2F) \
@@ -769,6 +867,7 @@ AI int first_eq64(vl a, int64_t t) {
       if (loc.idx >= 0 && !(ismax ? e > loc.k0 : e < loc.k0)) continue;                 \
       /* Pass 2, from L1: the first position of e in the block. */                      \
       int64_t j = 0, at = -1;                                                           \
+      ARG_PASS2_AVX2                                                                    \
       if (sx == 1)                                                                      \
         for (; j + LANES <= m && at < 0; j += LANES) {                                  \
           int l = FIRST_EQ(LOADK(dt, x, b + j, 1), e);                                  \
@@ -786,7 +885,7 @@ AI void arg_body(int dt, int ismax, int ign, KARGS) {
   tally__part_init(&loc, ismax ? TALLY__FAM_ARGMAX : TALLY__FAM_ARGMIN, 0);
   if (KEY32(dt)) {
     ARG_BODY(vi, 16, load_key32, KEYS_NAN32, vmin32, vmax32, first_eq32, INT32_MAX, INT32_MIN,
-             int32_t, (int32_t)0x7f800000, (int32_t)0x807fffff, minmax_avx2_32);
+             int32_t, (int32_t)0x7f800000, (int32_t)0x807fffff, minmax_avx2_k32);
   } else {
     ARG_BODY(vl, 8, load_key64, KEYS_NAN64, vmin64, vmax64, first_eq64, INT64_MAX, INT64_MIN,
              int64_t, TALLY__KEY64_PINF, TALLY__KEY64_NINF, minmax_avx2_64);
