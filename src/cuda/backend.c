@@ -84,6 +84,8 @@ static tally_status cuda_open(const char *args, tally_context **out) {
   cu->cuDriverGetVersion(&c->driver);
   nv->nvrtcVersion(&c->nvrtc_major, &c->nvrtc_minor);
   snprintf(c->arch, sizeof c->arch, "sm_%d%d", c->cc_major, c->cc_minor);
+  const char *wait = getenv("TALLY_CUDA_WAIT");
+  c->wait_sync = wait && strcmp(wait, "sync") == 0;
   if ((s = tally__cuda_enter(c))) {
     char msg[TALLY_ERRMSG_MAX];
     snprintf(msg, sizeof msg, "%s", c->base.errmsg);

@@ -23,6 +23,7 @@ enum {
   CUDA_SUCCESS_ = 0,
   CUDA_ERROR_OUT_OF_MEMORY_ = 2,
   CUDA_ERROR_NO_DEVICE_ = 100,
+  CUDA_ERROR_NOT_READY_ = 600,
   CU_ATTR_MAX_THREADS_PER_BLOCK_ = 1,
   CU_ATTR_MULTIPROCESSOR_COUNT_ = 16,
   CU_ATTR_CAN_MAP_HOST_MEMORY_ = 19,
@@ -79,6 +80,7 @@ enum {
   X(CUresult, cuStreamCreate, "cuStreamCreate", (CUstream *, unsigned))                   \
   X(CUresult, cuStreamDestroy, "cuStreamDestroy_v2", (CUstream))                          \
   X(CUresult, cuStreamSynchronize, "cuStreamSynchronize", (CUstream))                     \
+  X(CUresult, cuStreamQuery, "cuStreamQuery", (CUstream))                                 \
   X(CUresult, cuStreamWaitEvent, "cuStreamWaitEvent", (CUstream, CUevent, unsigned))      \
   X(CUresult, cuEventCreate, "cuEventCreate", (CUevent *, unsigned))                      \
   X(CUresult, cuEventRecord, "cuEventRecord", (CUevent, CUstream))                        \

@@ -36,6 +36,8 @@ typedef struct {
   CUdeviceptr partials; size_t partials_bytes;
   CUdeviceptr counters; size_t counters_n; /* zero between launches */
   void *results_host; CUdeviceptr results_dev; size_t results_bytes; /* mapped, pinned */
+  unsigned long long launch_seq; /* reduce_best's launches: each waits on its own flags */
+  int wait_sync; /* $TALLY_CUDA_WAIT=sync: wait on the stream, not the flags (measuring) */
   CUdeviceptr staging[2]; size_t staging_bytes[2];                   /* host inputs */
   CUdeviceptr offsets_dev; size_t offsets_bytes;
   tally_context *cpu; /* host threads (user reductions, streaming copies), opened when needed */
@@ -94,6 +96,10 @@ tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, ta
                                  int contig, CUfunction *fn);
 /* Threads per block of the best kernel (its -DBLOCK). */
 #define TALLY_CUDA_BLOCK 256
+/* 16-byte loads in flight per thread in the best kernel (its -DUNROLL): 8 (32 KiB tiles)
+ * rather than OpenCL's 4, so a mid-size input (2^21..2^23 f32) is read in one round of
+ * loads by at most one wave of blocks (measured, docs/PERFORMANCE.md 2026-11-26). */
+#define TALLY_CUDA_UNROLL 8
 /* The most blocks of fn that are resident on the device at once. */
 int64_t tally__cuda_gmax(tally__cuda_ctx *c, CUfunction fn);
 /* Blocks per slice of length len for fn (one wave at most). */

@@ -54,7 +54,8 @@ tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices,
       return tally__cuda_fail(c, r, "cuMemsetD8Async (tickets)");
     }
   }
-  size_t rbytes = (size_t)nresults * sizeof(tally__gpu_part);
+  /* Each result part, then a flag per result (reduce_best.clh: result_store). */
+  size_t rbytes = (size_t)nresults * (sizeof(tally__gpu_part) + sizeof(unsigned long long));
   if (c->results_bytes < rbytes) {
     if (c->results_host) c->cu->cuMemFreeHost(c->results_host);
     c->results_host = NULL;
@@ -73,6 +74,7 @@ tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices,
       c->results_host = NULL;
       return tally__cuda_fail(c, r, "cuMemHostGetDevicePointer (results)");
     }
+    memset(c->results_host, 0, rbytes); /* no flag may hold a later launch's number */
     c->results_bytes = rbytes;
   }
   return TALLY_OK;
@@ -116,6 +118,8 @@ static int64_t slice_len(const tally__problem *p, int64_t k) {
 /* -D definitions for the kernel (core/gpu_sources.c). */
 void tally__cuda_defs(const tally__problem *p, tally__family fam, int contig, char *defs, size_t len) {
   tally__gpu_defs(p, fam, contig, BLOCK, defs, len);
+  size_t used = strlen(defs);
+  snprintf(defs + used, len - used, " -DUNROLL=%d", TALLY_CUDA_UNROLL);
 }
 
 tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, tally__family fam,
@@ -247,11 +251,36 @@ int64_t tally__cuda_gmax(tally__cuda_ctx *c, CUfunction fn) {
 int64_t tally__cuda_blocks_for(tally__cuda_ctx *c, CUfunction fn, int64_t len, int contig,
                                size_t esize) {
   int64_t units = contig ? len / (int64_t)(16 / esize) : len;
-  int64_t per_block = (int64_t)BLOCK * 4;
+  int64_t per_block = (int64_t)BLOCK * TALLY_CUDA_UNROLL;
   int64_t g = (units + per_block - 1) / per_block;
   int64_t gmax = tally__cuda_gmax(c, fn);
   if (g > gmax) g = gmax;
   return g < 1 ? 1 : g;
+}
+
+/* Wait for a launch of nb slices whose last blocks set their flags to seq once their parts
+ * are in host memory (reduce_best.clh, result_store). Watching the flags returns as soon as
+ * the parts are there, without waiting for the kernel to retire and the stream to say so
+ * (docs/DECISIONS.md, "Waiting on flags"). The stream is asked now and then, so a kernel
+ * that failed (and so set no flag) is reported, not waited on forever. *missing: the
+ * stream ended with a flag unset (never expected). */
+static CUresult wait_flags(tally__cuda_ctx *c, int64_t nb, unsigned long long seq, int *missing) {
+  const unsigned long long *flag =
+      (const unsigned long long *)((const char *)c->results_host + (size_t)nb * sizeof(tally__gpu_part));
+  int64_t k = 0; /* flags 0 .. k-1 seen */
+  *missing = 0;
+  for (unsigned spin = 1;; spin++) {
+    /* Acquire: the parts, written before each flag, are read after it. */
+    while (k < nb && __atomic_load_n(&flag[k], __ATOMIC_ACQUIRE) == seq) k++;
+    if (k == nb) return CUDA_SUCCESS_;
+    if (spin % 64) continue; /* a driver query costs about as much as 64 looks */
+    CUresult r = c->cu->cuStreamQuery(c->stream);
+    if (r == CUDA_ERROR_NOT_READY_) continue;
+    if (r) return r;
+    while (k < nb && __atomic_load_n(&flag[k], __ATOMIC_ACQUIRE) == seq) k++;
+    *missing = k < nb;
+    return CUDA_SUCCESS_;
+  }
 }
 
 /* Reduce slices [k0, k1) into the parts at parts[0 .. k1 - k0). */
@@ -283,11 +312,16 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
     long long gmax = tally__cuda_gmax(c, fn);
     CUdeviceptr x = j->x, y = j->y ? j->y : j->x, off = j->offsets;
     CUdeviceptr partials = c->partials, counters = c->counters, results = c->results_dev;
+    unsigned long long seq = c->wait_sync ? 0 : ++c->launch_seq;
     void *args[] = {&x, &y, &n, &cols, &ss0, &ss1, &rs0, &rs1, &cs0, &cs1, &off, &slice0,
-                    &scale, &idx0, &kshift, &kgiven, &gmax, &partials, &counters, &results};
+                    &scale, &idx0, &kshift, &kgiven, &gmax, &partials, &counters, &results, &seq};
     CUresult r = c->cu->cuLaunchKernel(fn, (unsigned)G, (unsigned)nb, 1, BLOCK, 1, 1, 0,
                                        c->stream, args, NULL);
-    if (!r) r = c->cu->cuStreamSynchronize(c->stream);
+    int missing = 0;
+    if (!r) r = seq ? wait_flags(c, nb, seq, &missing) : c->cu->cuStreamSynchronize(c->stream);
+    if (!r && missing)
+      return tally__fail(&c->base, TALLY_EBACKEND, "cuda: the reduce_best kernel ended without "
+                         "its result (launch %llu, %lld slices)", seq, (long long)nb);
     if (r) {
       tally_status e = tally__cuda_fail(c, r, "the reduce_best kernel");
       /* Tickets may be left counted: clear them for the next call. */
@@ -447,8 +481,9 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
 done:
   free(out_copy);
   free(parts);
-  /* Host inputs were copied asynchronously: make sure nothing still reads them. */
-  c->cu->cuStreamSynchronize(c->stream);
+  /* Host inputs were copied asynchronously: make sure nothing still reads them. A device
+   * input needs no wait: what may still run is the last block's exit, past every read. */
+  if (p->in_mem != TALLY_MEM_DEVICE || s) c->cu->cuStreamSynchronize(c->stream);
   tally__cuda_leave(c);
   return s;
 }

@@ -152,6 +152,7 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
   double scale = 1.0, kshift = fam == TALLY__FAM_VAR ? first_value(p->dtype, x) : 0.0;
   int kgiven = 1;
   CUdeviceptr null_off = 0, partials = c->partials, counters = c->counters;
+  unsigned long long seq = 0; /* no flags: the chunks' parts are read after the stream ends */
   for (int64_t k = 0; k < nchunks; k++) {
     int b = (int)(k % NBUF);
     long long lo = k * per, len = n - lo < per ? n - lo : per;
@@ -173,7 +174,7 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
     CUdeviceptr results = c->results_dev + (CUdeviceptr)(k * (int64_t)sizeof(tally__gpu_part));
     long long cols = len;
     void *args[] = {&dx, &dy, &len, &cols, &zero, &zero, &zero, &zero, &one, &one, &null_off,
-                    &slice0, &scale, &lo, &kshift, &kgiven, &gmax, &partials, &counters, &results};
+                    &slice0, &scale, &lo, &kshift, &kgiven, &gmax, &partials, &counters, &results, &seq};
     r = cu->cuLaunchKernel(fn, (unsigned)G, 1, 1, TALLY_CUDA_BLOCK, 1, 1, 0, c->stream, args, NULL);
     if (r) return tally__cuda_fail(c, r, "streaming a host input (kernel)");
     if (p->opt.progress) p->opt.progress(lo + len, n, p->opt.progress_user);

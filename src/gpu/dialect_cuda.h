@@ -31,10 +31,13 @@ typedef unsigned long long u64;
 #define GROUP_ID ((i64)blockIdx.x)
 #define GROUP_ID_Y ((i64)blockIdx.y)
 #define NUM_GROUPS ((i64)gridDim.x)
+#define NUM_GROUPS_Y ((i64)gridDim.y)
 #define LOCAL_SIZE ((int)blockDim.x)
 
 /* Make this thread's global writes visible to every other block before what follows. */
 #define FENCE_GLOBAL() __threadfence()
+/* The same, for a reader on the host too (writes to mapped host memory). */
+#define FENCE_SYSTEM() __threadfence_system()
 #define ATOMIC_ADD_U32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
 #define ATOMIC_ADD_LOCAL_U32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
 /* Loads of data another block wrote in this launch: from L2, never a stale L1 line. */

@@ -30,6 +30,7 @@ typedef ulong u64;
 #define GROUP_ID ((i64)get_group_id(0))
 #define GROUP_ID_Y ((i64)get_group_id(1))
 #define NUM_GROUPS ((i64)get_num_groups(0))
+#define NUM_GROUPS_Y ((i64)get_num_groups(1))
 #define LOCAL_SIZE ((int)get_local_size(0))
 
 /* No last-block finish on OpenCL: the kernels end after writing their work-group parts and

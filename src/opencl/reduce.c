@@ -173,6 +173,7 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
     cl_long slice0 = b0, idx0 = 0, gmax = c->gmax;
     double kshift = 0.0;
     cl_int kgiven = 0;
+    cl_ulong seq = 0; /* no flag: the host reads the parts after the kernel */
     cl_mem x = j->x, y = j->y ? j->y : j->x, off = j->offsets;
     /* The kernel's parameters, in order (reduce_best.clh with the OpenCL BASE_PARAMS). */
     tally__ocl_arg args[] = {
@@ -183,7 +184,7 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
         {sizeof scale, &scale}, {sizeof idx0, &idx0},   {sizeof kshift, &kshift},
         {sizeof kgiven, &kgiven}, {sizeof gmax, &gmax}, {sizeof c->partials, &c->partials},
         {sizeof(cl_mem), NULL /* tickets: TWO_PASS kernels take none */},
-        {sizeof c->results, &c->results}};
+        {sizeof c->results, &c->results}, {sizeof seq, &seq}};
     if ((s = tally__ocl_set_args(c, k, args, (int)(sizeof args / sizeof args[0]),
                                  "clSetKernelArg (reduce_best)")))
       return s;
