@@ -42,12 +42,11 @@ typedef int32_t vi8 __attribute__((vector_size(32)));  /* 8 int32 */
 typedef uint32_t vui8 __attribute__((vector_size(32)));
 
 #if TALLY_AVX2_HALVES
-/* A 64-byte lane vector from its two 256-bit halves (lo: the lower 32 bytes' lanes), and
- * back: the hand-over between 256-bit register loops and the generic lane code. */
+/* A 64-byte lane vector from its two 256-bit halves (lo: the lower 32 bytes' lanes): the
+ * hand-over from 256-bit register loops to the generic lane code. */
 AI vd vd_join(__m256d lo, __m256d hi) { vd v; memcpy(&v, &lo, 32); memcpy((char *)&v + 32, &hi, 32); return v; }
 AI vf vf_join(__m256 lo, __m256 hi) { vf v; memcpy(&v, &lo, 32); memcpy((char *)&v + 32, &hi, 32); return v; }
 AI vi vi_join(__m256i lo, __m256i hi) { vi v; memcpy(&v, &lo, 32); memcpy((char *)&v + 32, &hi, 32); return v; }
-AI __m256d vd_half(vd v, int h) { __m256d r; memcpy(&r, (const char *)&v + 32 * h, 32); return r; }
 #endif
 
 /* Element size, as a constant the compiler can fold (tally_dtype_size is a call). */
