@@ -100,6 +100,7 @@ tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, ta
  * rather than OpenCL's 4, so a mid-size input (2^21..2^23 f32) is read in one round of
  * loads by at most one wave of blocks (measured, docs/PERFORMANCE.md 2026-11-26). */
 #define TALLY_CUDA_UNROLL 8
+int tally__cuda_unroll(void); /* the above, or $TALLY_CUDA_UNROLL when measuring */
 /* The most blocks of fn that are resident on the device at once. */
 int64_t tally__cuda_gmax(tally__cuda_ctx *c, CUfunction fn);
 /* Blocks per slice of length len for fn (one wave at most). */

@@ -116,10 +116,22 @@ static int64_t slice_len(const tally__problem *p, int64_t k) {
 }
 
 /* -D definitions for the kernel (core/gpu_sources.c). */
+/* Loads in flight per thread: TALLY_CUDA_UNROLL, or $TALLY_CUDA_UNROLL (1..16, for
+ * measuring; read once). The kernel's -DUNROLL and the host's block count both use it. */
+int tally__cuda_unroll(void) {
+  static int unroll; /* 0: not read yet (a race here only reads the same value twice) */
+  if (!unroll) {
+    const char *e = getenv("TALLY_CUDA_UNROLL");
+    int u = e ? atoi(e) : 0;
+    unroll = u >= 1 && u <= 16 ? u : TALLY_CUDA_UNROLL;
+  }
+  return unroll;
+}
+
 void tally__cuda_defs(const tally__problem *p, tally__family fam, int contig, char *defs, size_t len) {
   tally__gpu_defs(p, fam, contig, BLOCK, defs, len);
   size_t used = strlen(defs);
-  snprintf(defs + used, len - used, " -DUNROLL=%d", TALLY_CUDA_UNROLL);
+  snprintf(defs + used, len - used, " -DUNROLL=%d", tally__cuda_unroll());
 }
 
 tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, tally__family fam,
@@ -251,7 +263,7 @@ int64_t tally__cuda_gmax(tally__cuda_ctx *c, CUfunction fn) {
 int64_t tally__cuda_blocks_for(tally__cuda_ctx *c, CUfunction fn, int64_t len, int contig,
                                size_t esize) {
   int64_t units = contig ? len / (int64_t)(16 / esize) : len;
-  int64_t per_block = (int64_t)BLOCK * TALLY_CUDA_UNROLL;
+  int64_t per_block = (int64_t)BLOCK * tally__cuda_unroll();
   int64_t g = (units + per_block - 1) / per_block;
   int64_t gmax = tally__cuda_gmax(c, fn);
   if (g > gmax) g = gmax;

@@ -19,7 +19,14 @@
 #include "cuda_ctx.h"
 #include "core/gpu_part.h"
 
+#include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h> /* SSE2: in every x86-64 */
+#define HAVE_STREAM_STORES 1
+#else
+#define HAVE_STREAM_STORES 0
+#endif
 
 /* Chunks of an eighth of the input, from 1 MiB to 16 MiB: enough chunks that the first
  * one's unhidden copy is a small part of the whole, few enough that each kernel launch
@@ -81,18 +88,48 @@ typedef struct {
   char *dst;
   const char *src;
   int64_t bytes, piece;
+  bool plain; /* memcpy, not streaming stores */
 } copy_job;
+
+/* Copy into a pinned buffer with streaming (non-temporal) stores where the CPU has them:
+ * the buffer is read next by the DMA engine, not by this CPU, so its lines need not be
+ * read first (a plain store reads each line before writing it, unless memcpy's own
+ * threshold for streaming stores is reached, and 1 MiB pieces stay below glibc's) nor
+ * kept in the cache. dst is 16-byte aligned (pinned buffers are page-aligned and the
+ * pieces whole pages); src may be anywhere. $TALLY_CUDA_COPY=memcpy: plain memcpy, for
+ * measuring. */
+static void copy_streaming(char *dst, const char *src, int64_t len) {
+#if HAVE_STREAM_STORES
+  int64_t i = 0;
+  for (; i + 64 <= len; i += 64) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+    __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
+    __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+    _mm_stream_si128((__m128i *)(dst + i), a);
+    _mm_stream_si128((__m128i *)(dst + i + 16), b);
+    _mm_stream_si128((__m128i *)(dst + i + 32), c);
+    _mm_stream_si128((__m128i *)(dst + i + 48), d);
+  }
+  _mm_sfence(); /* the streamed lines are written before the DMA that follows may start */
+  memcpy(dst + i, src + i, (size_t)(len - i));
+#else
+  memcpy(dst, src, (size_t)len);
+#endif
+}
 
 static void copy_piece(void *arg, int64_t t) {
   copy_job *j = arg;
   int64_t lo = t * j->piece, len = j->bytes - lo < j->piece ? j->bytes - lo : j->piece;
-  memcpy(j->dst + lo, j->src + lo, (size_t)len);
+  if (j->plain) memcpy(j->dst + lo, j->src + lo, (size_t)len);
+  else copy_streaming(j->dst + lo, j->src + lo, len);
 }
 
 static void host_copy(tally__pool *pool, void *dst, const void *src, int64_t bytes) {
   int64_t piece = (bytes + COPY_PIECES - 1) / COPY_PIECES;
   piece = (piece + 4095) & ~(int64_t)4095; /* whole pages */
-  copy_job j = {dst, src, bytes, piece};
+  const char *how = getenv("TALLY_CUDA_COPY");
+  copy_job j = {dst, src, bytes, piece, how && strcmp(how, "memcpy") == 0};
   tally__pool_run(pool, (bytes + piece - 1) / piece, copy_piece, &j, NULL, NULL);
 }
 
