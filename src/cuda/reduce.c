@@ -331,11 +331,11 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
                                        c->stream, args, NULL);
     int missing = 0;
     if (!r) r = seq ? wait_flags(c, nb, seq, &missing) : c->cu->cuStreamSynchronize(c->stream);
-    if (!r && missing)
-      return tally__fail(&c->base, TALLY_EBACKEND, "cuda: the reduce_best kernel ended without "
-                         "its result (launch %llu, %lld slices)", seq, (long long)nb);
-    if (r) {
-      tally_status e = tally__cuda_fail(c, r, "the reduce_best kernel");
+    if (r || missing) {
+      tally_status e = r ? tally__cuda_fail(c, r, "the reduce_best kernel")
+                         : tally__fail(&c->base, TALLY_EBACKEND, "cuda: the reduce_best kernel "
+                                       "ended without its result (launch %llu, %lld slices)",
+                                       seq, (long long)nb);
       /* Tickets may be left counted: clear them for the next call. */
       c->cu->cuMemsetD8Async(c->counters, 0, c->counters_n, c->stream);
       return e;
