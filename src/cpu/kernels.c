@@ -376,6 +376,44 @@ AI void split_d(double a, double *hi, double *lo) {
   *lo = a - *hi;
 }
 
+#if TALLY_AVX2_HALVES
+/* f64 DEFAULT DOT of contiguous input in 256-bit halves: hs[j], hc[j] hold lanes 0-3 or
+ * 4-7 of dot_float's s[j / 2], c[j / 2] (elements 4j..4j+3 of each 32), updated with the
+ * same operations in the same order (TwoProduct by Veltkamp's split, then TwoSum): the
+ * same bits. Returns the elements done (a multiple of 32). */
+AI int64_t dot2_halves(int sq, const double *x, const double *y, int64_t n, double scale, vd s[4], vd c[4]) {
+  const __m256d sc = _mm256_set1_pd(scale), split = _mm256_set1_pd(134217729.0);
+  __m256d hs[8], hc[8];
+  for (int j = 0; j < 8; j++) hs[j] = hc[j] = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int j = 0; j < 8; j++) {
+      __m256d a = _mm256_mul_pd(_mm256_loadu_pd(x + i + 4 * j), sc);
+      __m256d b = sq ? a : _mm256_mul_pd(_mm256_loadu_pd(y + i + 4 * j), sc);
+      __m256d p = _mm256_mul_pd(a, b);
+      __m256d ca = _mm256_mul_pd(a, split), ah = _mm256_sub_pd(ca, _mm256_sub_pd(ca, a)), al = _mm256_sub_pd(a, ah);
+      __m256d cb = _mm256_mul_pd(b, split), bh = _mm256_sub_pd(cb, _mm256_sub_pd(cb, b)), bl = _mm256_sub_pd(b, bh);
+      /* ep = al * bl - (((p - ah * bh) - al * bh) - ah * bl) */
+      __m256d ep = _mm256_sub_pd(_mm256_mul_pd(al, bl),
+                                 _mm256_sub_pd(_mm256_sub_pd(_mm256_sub_pd(p, _mm256_mul_pd(ah, bh)), _mm256_mul_pd(al, bh)),
+                                               _mm256_mul_pd(ah, bl)));
+      __m256d t = _mm256_add_pd(hs[j], p), z = _mm256_sub_pd(t, hs[j]);
+      hc[j] = _mm256_add_pd(hc[j], _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(hs[j], _mm256_sub_pd(t, z)), _mm256_sub_pd(p, z)), ep));
+      hs[j] = t;
+    }
+  for (int k = 0; k < 4; k++) {
+    s[k] = vd_join(hs[2 * k], hs[2 * k + 1]);
+    c[k] = vd_join(hc[2 * k], hc[2 * k + 1]);
+  }
+  return i;
+}
+/* Out of line, as var_blocks_avx2 (GCC's register allocation inside the big callers). */
+static __attribute__((noipa)) int64_t dot2_avx2(int sq, const double *x, const double *y, int64_t n, double scale,
+                                                vd s[4], vd c[4]) {
+  return sq ? dot2_halves(1, x, y, n, scale, s, c) : dot2_halves(0, x, y, n, scale, s, c);
+}
+#endif
+
 /* Floats as doubles: products of 16/32-bit floats (and small ints) are exact in f64.
  * f64 DEFAULT: TwoProduct + TwoSum lanes (Ogita, Rump and Oishi's Dot2). */
 AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
@@ -387,6 +425,9 @@ AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
   double scale = kp->scale;
   if (dt == TALLY_F64 && !fast) {
     vd s[4] = {0}, c[4] = {0};
+#if TALLY_AVX2_HALVES
+    if (sx == 1 && sy2 == 1 && !ign) i = dot2_avx2(sq, (const double *)x, (const double *)yy, n, scale, s, c);
+#endif
     for (; i + 32 <= n; i += 32)
       for (int k = 0; k < 4; k++) {
         vd a = load_vd(dt, x, i + 8 * k, sx) * scale;
@@ -481,6 +522,65 @@ AI void dot_int(int dt, int sq, KARGS) {
   const void *yy = sq ? x : y;
   int64_t sy2 = sq ? sx : sy, i = 0;
   vul a[4] = {0};
+#if TALLY_AVX2_HALVES
+  /* Exact products summed modulo 2^64: any lanes will do (see sum_float for why not the
+   * 64-byte lane vectors; u8 DOT measured at 0.03 x the read probe through them). */
+  if (sx == 1 && sy2 == 1 && dt != TALLY_BOOL && DT_SIZE(dt) <= 4) {
+    const char *xc = (const char *)x, *yc = (const char *)yy;
+    const __m256i zero = _mm256_setzero_si256();
+    __m256i h[4] = {zero, zero, zero, zero};
+    uint64_t extra = 0;
+    if (DT_SIZE(dt) == 1) {
+      /* Bytes widened to 16 bits, pairs of products summed by vpmaddwd: |pair| < 2^17, and
+       * a chunk (<= 2^16 elements) adds at most 2^10 pairs to a 32-bit lane. */
+      for (; i + 64 <= n; i += 64)
+        for (int k = 0; k < 4; k++) {
+          __m128i u = _mm_loadu_si128((const __m128i *)(xc + i + 16 * k)), v = _mm_loadu_si128((const __m128i *)(yc + i + 16 * k));
+          __m256i a16 = dt == TALLY_I8 ? _mm256_cvtepi8_epi16(u) : _mm256_cvtepu8_epi16(u);
+          __m256i b16 = dt == TALLY_I8 ? _mm256_cvtepi8_epi16(v) : _mm256_cvtepu8_epi16(v);
+          h[k] = _mm256_add_epi32(h[k], _mm256_madd_epi16(a16, b16));
+        }
+      for (int k = 0; k < 4; k++) /* to 64-bit lanes, signed */
+        h[k] = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(h[k])),
+                                _mm256_cvtepi32_epi64(_mm256_extracti128_si256(h[k], 1)));
+    } else if (dt == TALLY_I16) {
+      /* vpmaddwd's pair sums lie in (-2^31, 2^31]; only 2^31 (two products (-2^15)^2)
+       * wraps, so the pair sum minus 1 is exact in 32 bits: sum those in 64 bits and add
+       * the number of pairs back. */
+      const __m256i one = _mm256_set1_epi32(1);
+      for (; i + 64 <= n; i += 64)
+        for (int k = 0; k < 4; k++) {
+          __m256i r = _mm256_sub_epi32(_mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(xc + 2 * (i + 16 * k))),
+                                                         _mm256_loadu_si256((const __m256i *)(yc + 2 * (i + 16 * k)))), one);
+          h[k] = _mm256_add_epi64(h[k], _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(r)),
+                                                         _mm256_cvtepi32_epi64(_mm256_extracti128_si256(r, 1))));
+        }
+      extra = (uint64_t)(i / 2);
+    } else {
+      /* u16 (widened), i32, u32 as 32-bit lanes: the even lanes' products in 64 bits
+       * (vpmuldq / vpmuludq), then the odd lanes' */
+      const int sgn = dt == TALLY_I32;
+      for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 4; k++) {
+          __m256i u, v;
+          if (dt == TALLY_U16) {
+            u = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(xc + 2 * (i + 8 * k))));
+            v = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(yc + 2 * (i + 8 * k))));
+          } else {
+            u = _mm256_loadu_si256((const __m256i *)(xc + 4 * (i + 8 * k)));
+            v = _mm256_loadu_si256((const __m256i *)(yc + 4 * (i + 8 * k)));
+          }
+          __m256i uo = _mm256_srli_epi64(u, 32), vo = _mm256_srli_epi64(v, 32);
+          __m256i pe = sgn ? _mm256_mul_epi32(u, v) : _mm256_mul_epu32(u, v);
+          __m256i po = sgn ? _mm256_mul_epi32(uo, vo) : _mm256_mul_epu32(uo, vo);
+          h[k] = _mm256_add_epi64(h[k], _mm256_add_epi64(pe, po));
+        }
+    }
+    uint64_t l[4];
+    _mm256_storeu_si256((__m256i *)l, _mm256_add_epi64(_mm256_add_epi64(h[0], h[1]), _mm256_add_epi64(h[2], h[3])));
+    a[0][0] = (((l[0] + l[1]) + l[2]) + l[3]) + extra;
+  }
+#endif
   for (; i + 32 <= n; i += 32)
     for (int k = 0; k < 4; k++) {
       vul u = (vul)load_vl(dt, x, i + 8 * k, sx);
