@@ -175,6 +175,14 @@ static __int128 int_value(tt_rng *r, tt_dist d, tally_dtype t, int64_t i, int64_
   }
 }
 
+/* An integer element as generated. bool keeps its byte (any of 1..255 is true): the
+ * library must read every nonzero byte as 1, and tt_store_int would store 0 or 1 only,
+ * which once let kernels that used the raw byte pass every bool case. */
+static void store_int_raw(tally_dtype t, void *buf, int64_t i, __int128 v) {
+  if (t == TALLY_BOOL) tt_store_bits(t, buf, i, (uint64_t)v & 0xff);
+  else tt_store_int(t, buf, i, v);
+}
+
 void tt_generate(tt_rng *r, tt_dist d, tally_dtype t, void *buf, int64_t n,
                  const tt_genopt *opt) {
   tt_genopt def = {0, TT_NORMAL};
@@ -216,12 +224,12 @@ void tt_generate(tt_rng *r, tt_dist d, tally_dtype t, void *buf, int64_t n,
   if (d == TT_SPARSE) {
     __int128 b = (tt_rng_next(r) & 1) ? 0 : int_value(r, TT_UNIFORM, t, 0, k, 0);
     __int128 s = b != 0 ? 0 : 1 + (__int128)tt_rng_below(r, 100);
-    for (int64_t i = 0; i < n; i++) tt_store_int(t, buf, i, b);
-    if (n) tt_store_int(t, buf, (int64_t)tt_rng_below(r, (uint64_t)n), s);
+    for (int64_t i = 0; i < n; i++) store_int_raw(t, buf, i, b);
+    if (n) store_int_raw(t, buf, (int64_t)tt_rng_below(r, (uint64_t)n), s);
     return;
   }
   __int128 cst = int_value(r, TT_UNIFORM, t, 0, k, 0);
-  for (int64_t i = 0; i < n; i++) tt_store_int(t, buf, i, int_value(r, d, t, i, k, cst));
+  for (int64_t i = 0; i < n; i++) store_int_raw(t, buf, i, int_value(r, d, t, i, k, cst));
 }
 
 __int128 tt_modk_sum(int64_t n, int64_t k) {
