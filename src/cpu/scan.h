@@ -22,6 +22,14 @@ typedef struct tally__scan_args tally__scan_args;
 typedef int64_t (*tally__scan_simd_fn)(const tally__scan_args *g, const char *x, char *o,
                                        int64_t m, void *s, void *t, int write);
 
+/* Pass 2 of a contiguous piece and pass 1 of another, interleaved (scan_simd.c): the same
+ * bits as simd(g, x, o, m, s, t, 1) then simd_reduce(g, x1, NULL, m, -, t1, 0), for m a
+ * multiple of 64, inclusive, no NaN rule, not in place. Pass 1's running total is a chain
+ * of dependent additions, one per block: run alone its latency bounds the loop; beside
+ * pass 2 it runs in pass 2's shadow. */
+typedef void (*tally__scan_fused_fn)(const char *x, char *o, int64_t m, void *s, void *t,
+                                     const char *x1, void *t1);
+
 struct tally__scan_args {
   int exclusive;
   int ignore_nan;
@@ -29,6 +37,7 @@ struct tally__scan_args {
   tally__sacc identity;
   tally__scan_simd_fn simd; /* NULL, or the vector kernel of this (op, dtype, accuracy) */
   tally__scan_simd_fn simd_reduce; /* NULL, or its pass 1 (totals only) */
+  tally__scan_fused_fn fused;      /* NULL, or both (when it applies: see above) */
 };
 
 /* The vector kernels of one ISA: SUM of f32 in f64 (DEFAULT) and in f32 (FAST), SUM of
@@ -37,6 +46,8 @@ typedef struct {
   tally__scan_simd_fn sum_f32_d, sum_f32_f, sum_f64, sum_f64_dd;
   /* Pass 1 (write 0) of the first three: the totals only, blocks taken 8 at a time. */
   tally__scan_simd_fn reduce_f32_d, reduce_f32_f, reduce_f64;
+  /* Both passes of the first three at once, or NULL (AVX2 only so far). */
+  tally__scan_fused_fn fused_f32_d, fused_f32_f, fused_f64;
 } tally__scan_simd_set;
 extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
     tally__scan_simd_avx512;

@@ -452,29 +452,56 @@ static int64_t sum_f64(const tally__scan_args *g, const char *x, char *o, int64_
 /* Pass 1, four blocks at a time: their totals ((x0+x1) + (x2+x3)) + ((x4+x5) + (x6+x7)),
  * as TOTALS8 pairs them (vhaddpd adds a lane pair, vperm2f128 lines up the pairs' pairs),
  * then added to t one by one in block order. */
-AI2 int64_t totals_pd(const char *x, int64_t m, double *tp, int src32, int ign) {
+AI2 double group_pd(const char *x, double t, int src32, int ign) {
   const int es = src32 ? 4 : 8;
+  __m256d l[4], h[4];
+  for (int b = 0; b < 4; b++) {
+    l[b] = ld4(x + es * 8 * b, src32, ign);
+    h[b] = ld4(x + es * (8 * b + 4), src32, ign);
+  }
+  __m256d l01 = _mm256_hadd_pd(l[0], l[1]), l23 = _mm256_hadd_pd(l[2], l[3]); /* [a01 b01 a23 b23] */
+  __m256d h01 = _mm256_hadd_pd(h[0], h[1]), h23 = _mm256_hadd_pd(h[2], h[3]);
+  __m256d zl = add_pd(_mm256_permute2f128_pd(l01, l23, 0x20), _mm256_permute2f128_pd(l01, l23, 0x31));
+  __m256d zh = add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
+  __m256d tot = add_pd(zl, zh);
+  __m128d t01 = _mm256_castpd256_pd128(tot), t23 = _mm256_extractf128_pd(tot, 1);
+  t = t + _mm_cvtsd_f64(t01);
+  t = t + _mm_cvtsd_f64(_mm_unpackhi_pd(t01, t01));
+  t = t + _mm_cvtsd_f64(t23);
+  return t + _mm_cvtsd_f64(_mm_unpackhi_pd(t23, t23));
+}
+
+AI2 int64_t totals_pd(const char *x, int64_t m, double *tp, int src32, int ign) {
   double t = *tp;
   int64_t i = 0;
-  for (; i + 32 <= m; i += 32) {
-    __m256d l[4], h[4];
-    for (int b = 0; b < 4; b++) {
-      l[b] = ld4(x + es * (i + 8 * b), src32, ign);
-      h[b] = ld4(x + es * (i + 8 * b + 4), src32, ign);
-    }
-    __m256d l01 = _mm256_hadd_pd(l[0], l[1]), l23 = _mm256_hadd_pd(l[2], l[3]); /* [a01 b01 a23 b23] */
-    __m256d h01 = _mm256_hadd_pd(h[0], h[1]), h23 = _mm256_hadd_pd(h[2], h[3]);
-    __m256d zl = add_pd(_mm256_permute2f128_pd(l01, l23, 0x20), _mm256_permute2f128_pd(l01, l23, 0x31));
-    __m256d zh = add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
-    __m256d tot = add_pd(zl, zh);
-    __m128d t01 = _mm256_castpd256_pd128(tot), t23 = _mm256_extractf128_pd(tot, 1);
-    t = t + _mm_cvtsd_f64(t01);
-    t = t + _mm_cvtsd_f64(_mm_unpackhi_pd(t01, t01));
-    t = t + _mm_cvtsd_f64(t23);
-    t = t + _mm_cvtsd_f64(_mm_unpackhi_pd(t23, t23));
-  }
+  for (; i + 32 <= m; i += 32) t = group_pd(x + (src32 ? 4 : 8) * i, t, src32, ign);
   *tp = t;
   return i;
+}
+
+/* tally__scan_fused_fn: four blocks of pass 2, then a group of pass 1. */
+AI2 void fused_pd(const char *x, char *o, int64_t m, double *sp, double *tp, const char *x1,
+                  double *t1p, int src32) {
+  const int es = src32 ? 4 : 8;
+  __m256d s = _mm256_set1_pd(*sp), t = _mm256_set1_pd(*tp);
+  double t1 = *t1p;
+  for (int64_t i = 0; i < m; i += 32) {
+    if (i == 0) block_pd(x, o, 0, &s, &t, src32, 1, 0, 0, 0); /* x[-1] may not be ours */
+    else block_pd(x, o, i, &s, &t, src32, 1, 0, 0, 1);
+    for (int b = 1; b < 4; b++) block_pd(x, o, i + 8 * b, &s, &t, src32, 1, 0, 0, 1);
+    t1 = group_pd(x1 + es * i, t1, src32, 0);
+  }
+  *sp = _mm256_cvtsd_f64(s);
+  *tp = _mm256_cvtsd_f64(t);
+  *t1p = t1;
+}
+
+static void fused_f32_d(const char *x, char *o, int64_t m, void *s, void *t, const char *x1, void *t1) {
+  fused_pd(x, o, m, s, t, x1, t1, 1);
+}
+
+static void fused_f64(const char *x, char *o, int64_t m, void *s, void *t, const char *x1, void *t1) {
+  fused_pd(x, o, m, s, t, x1, t1, 0);
 }
 
 static int64_t reduce_f32_d(const tally__scan_args *g, const char *x, char *o, int64_t m,
@@ -535,21 +562,42 @@ AI2 int64_t blocks_ps(const float *x, float *o, int64_t m, float *sp, float *tp,
 /* Pass 1 of f32 FAST, eight blocks at a time: vhaddps twice pairs lanes and pairs of
  * pairs within 128-bit lanes ([a01 a23 b01 b23 | a45 a67 b45 b67], then the four-lane
  * sums of a, b, c, d), and one vperm2f128 pair lines up each block's halves. */
+AI2 float group_ps(const float *x, float t, int ign) {
+  __m256 v[8], p[4];
+  for (int b = 0; b < 8; b++) v[b] = ld8(x + 8 * b, ign);
+  for (int b = 0; b < 4; b++) p[b] = _mm256_hadd_ps(v[2 * b], v[2 * b + 1]);
+  __m256 q0 = _mm256_hadd_ps(p[0], p[1]), q1 = _mm256_hadd_ps(p[2], p[3]);
+  __m256 tot = add_ps(_mm256_permute2f128_ps(q0, q1, 0x20), _mm256_permute2f128_ps(q0, q1, 0x31));
+  float tl[8];
+  _mm256_storeu_ps(tl, tot);
+  for (int b = 0; b < 8; b++) t = t + tl[b];
+  return t;
+}
+
 AI2 int64_t totals_ps(const float *x, int64_t m, float *tp, int ign) {
   float t = *tp;
   int64_t i = 0;
-  for (; i + 64 <= m; i += 64) {
-    __m256 v[8], p[4];
-    for (int b = 0; b < 8; b++) v[b] = ld8(x + i + 8 * b, ign);
-    for (int b = 0; b < 4; b++) p[b] = _mm256_hadd_ps(v[2 * b], v[2 * b + 1]);
-    __m256 q0 = _mm256_hadd_ps(p[0], p[1]), q1 = _mm256_hadd_ps(p[2], p[3]);
-    __m256 tot = add_ps(_mm256_permute2f128_ps(q0, q1, 0x20), _mm256_permute2f128_ps(q0, q1, 0x31));
-    float tl[8];
-    _mm256_storeu_ps(tl, tot);
-    for (int b = 0; b < 8; b++) t = t + tl[b];
-  }
+  for (; i + 64 <= m; i += 64) t = group_ps(x + i, t, ign);
   *tp = t;
   return i;
+}
+
+/* tally__scan_fused_fn of f32 FAST: eight blocks of pass 2, then a group of pass 1. */
+static void fused_f32_f(const char *xc, char *oc, int64_t m, void *sp, void *tp, const char *x1,
+                        void *t1p) {
+  const float *x = (const float *)xc;
+  float *o = (float *)oc;
+  __m256 s = _mm256_set1_ps(*(float *)sp), t = _mm256_set1_ps(*(float *)tp);
+  float t1 = *(float *)t1p;
+  for (int64_t i = 0; i < m; i += 64) {
+    if (i == 0) block_ps(x, o, 0, &s, &t, 1, 0, 0, 0);
+    else block_ps(x, o, i, &s, &t, 1, 0, 0, 1);
+    for (int b = 1; b < 8; b++) block_ps(x, o, i + 8 * b, &s, &t, 1, 0, 0, 1);
+    t1 = group_ps((const float *)x1 + i, t1, 0);
+  }
+  *(float *)sp = _mm256_cvtss_f32(s);
+  *(float *)tp = _mm256_cvtss_f32(t);
+  *(float *)t1p = t1;
 }
 
 static int64_t sum_f32_f(const tally__scan_args *g, const char *x, char *o, int64_t m, void *sp,
@@ -567,5 +615,12 @@ static int64_t reduce_f32_f(const tally__scan_args *g, const char *x, char *o, i
 
 #endif
 
+#if !TALLY_AVX2_HALVES
+#define fused_f32_d NULL
+#define fused_f32_f NULL
+#define fused_f64 NULL
+#endif
+
 const tally__scan_simd_set CAT(tally__scan_simd_, TALLY_ISA) = {
-    sum_f32_d, sum_f32_f, sum_f64, sum_f64_dd, reduce_f32_d, reduce_f32_f, reduce_f64};
+    sum_f32_d,  sum_f32_f,   sum_f64,     sum_f64_dd, reduce_f32_d,
+    reduce_f32_f, reduce_f64, fused_f32_d, fused_f32_f, fused_f64};
