@@ -168,7 +168,9 @@ static void publish_agg(scan_job *j, int64_t m, const tally__sacc *tot, int head
  * whether the chunk holds a head. With ahead > 0, pass 1 of chunk c + ahead (the chunk
  * this thread is likely to take next) runs interleaved, a piece after each piece of
  * this pass, and its total is published: that chunk's input is then read from memory
- * while this chunk computes and writes, and is in the cache for its own pass 2. */
+ * while this chunk computes and writes, and is in the cache for its own pass 2. With
+ * ahead > 0 (the threaded chain, which has the chunk's total from pass 1) *tot is
+ * meaningless: the fused loop leaves it out. */
 static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__sacc *tot,
                       int64_t ahead) {
   int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < j->p->n ? lo + SCAN_CHUNK : j->p->n;
@@ -188,7 +190,7 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
       if (fuse) prefetch(j, q.pos, q.hi - q.pos > SCAN_PIECE ? q.pos + SCAN_PIECE : q.hi);
       if (fuse && j->g.fused && b - a == SCAN_PIECE && q.hi - q.pos >= SCAN_PIECE) {
         /* both pieces in one loop: the same bits as the two calls below */
-        j->g.fused(j->x + a * j->bx_el, j->o + a * j->bo_el, SCAN_PIECE, &acc, tot,
+        j->g.fused(j->x + a * j->bx_el, j->o + a * j->bo_el, SCAN_PIECE, &acc,
                    j->x + q.pos * j->bx_el, &q.tot);
         q.pos += SCAN_PIECE;
         continue;

@@ -23,11 +23,12 @@ typedef int64_t (*tally__scan_simd_fn)(const tally__scan_args *g, const char *x,
                                        int64_t m, void *s, void *t, int write);
 
 /* Pass 2 of a contiguous piece and pass 1 of another, interleaved (scan_simd.c): the same
- * bits as simd(g, x, o, m, s, t, 1) then simd_reduce(g, x1, NULL, m, -, t1, 0), for m a
- * multiple of 64, inclusive, no NaN rule, not in place. Pass 1's running total is a chain
- * of dependent additions, one per block: run alone its latency bounds the loop; beside
- * pass 2 it runs in pass 2's shadow. */
-typedef void (*tally__scan_fused_fn)(const char *x, char *o, int64_t m, void *s, void *t,
+ * bits as simd(g, x, o, m, s, -, 1) then simd_reduce(g, x1, NULL, m, -, t1, 0), for m a
+ * multiple of 64, inclusive, no NaN rule, not in place; pass 2's total is left out (the
+ * threaded chain has it from pass 1). Pass 1's running total is a chain of dependent
+ * additions, one per block: run alone its latency bounds the loop; beside pass 2 it runs
+ * in pass 2's shadow. */
+typedef void (*tally__scan_fused_fn)(const char *x, char *o, int64_t m, void *s,
                                      const char *x1, void *t1);
 
 struct tally__scan_args {

@@ -389,7 +389,7 @@ AI2 void prefix_blk(const char *p, int src32, int ign, int mem, __m256d f, __m25
   *h = add_pd(zh, zl);
 }
 
-/* One block of sum_f32_d (src32) or sum_f64 at element i. */
+/* One block of sum_f32_d (src32) or sum_f64 at element i; t NULL: no total. */
 AI2 void block_pd(const char *x, char *o, int64_t i, __m256d *s, __m256d *t, int src32,
                   int write, int excl, int ign, int mem) {
   const int es = src32 ? 4 : 8;
@@ -409,7 +409,7 @@ AI2 void block_pd(const char *x, char *o, int64_t i, __m256d *s, __m256d *t, int
   }
   __m256d last = _mm256_permute4x64_pd(h, 0xff);
   *s = _mm256_add_pd(*s, last); /* the chain: vaddpd's latency is the shorter */
-  *t = add_pd(*t, last);
+  if (t) *t = add_pd(*t, last);
 }
 
 /* The full blocks of [0, m). The shifted loads (inclusive, not in place, no NaN rule:
@@ -480,28 +480,27 @@ AI2 int64_t totals_pd(const char *x, int64_t m, double *tp, int src32, int ign) 
 }
 
 /* tally__scan_fused_fn: four blocks of pass 2, then a group of pass 1. */
-AI2 void fused_pd(const char *x, char *o, int64_t m, double *sp, double *tp, const char *x1,
-                  double *t1p, int src32) {
+AI2 void fused_pd(const char *x, char *o, int64_t m, double *sp, const char *x1, double *t1p,
+                  int src32) {
   const int es = src32 ? 4 : 8;
-  __m256d s = _mm256_set1_pd(*sp), t = _mm256_set1_pd(*tp);
+  __m256d s = _mm256_set1_pd(*sp);
   double t1 = *t1p;
   for (int64_t i = 0; i < m; i += 32) {
-    if (i == 0) block_pd(x, o, 0, &s, &t, src32, 1, 0, 0, 0); /* x[-1] may not be ours */
-    else block_pd(x, o, i, &s, &t, src32, 1, 0, 0, 1);
-    for (int b = 1; b < 4; b++) block_pd(x, o, i + 8 * b, &s, &t, src32, 1, 0, 0, 1);
+    if (i == 0) block_pd(x, o, 0, &s, NULL, src32, 1, 0, 0, 0); /* x[-1] may not be ours */
+    else block_pd(x, o, i, &s, NULL, src32, 1, 0, 0, 1);
+    for (int b = 1; b < 4; b++) block_pd(x, o, i + 8 * b, &s, NULL, src32, 1, 0, 0, 1);
     t1 = group_pd(x1 + es * i, t1, src32, 0);
   }
   *sp = _mm256_cvtsd_f64(s);
-  *tp = _mm256_cvtsd_f64(t);
   *t1p = t1;
 }
 
-static void fused_f32_d(const char *x, char *o, int64_t m, void *s, void *t, const char *x1, void *t1) {
-  fused_pd(x, o, m, s, t, x1, t1, 1);
+static void fused_f32_d(const char *x, char *o, int64_t m, void *s, const char *x1, void *t1) {
+  fused_pd(x, o, m, s, x1, t1, 1);
 }
 
-static void fused_f64(const char *x, char *o, int64_t m, void *s, void *t, const char *x1, void *t1) {
-  fused_pd(x, o, m, s, t, x1, t1, 0);
+static void fused_f64(const char *x, char *o, int64_t m, void *s, const char *x1, void *t1) {
+  fused_pd(x, o, m, s, x1, t1, 0);
 }
 
 static int64_t reduce_f32_d(const tally__scan_args *g, const char *x, char *o, int64_t m,
@@ -541,7 +540,7 @@ AI2 void block_ps(const float *x, float *o, int64_t i, __m256 *s, __m256 *t, int
   if (write) _mm256_storeu_ps(o + i, add_ps(excl ? SHPS(v, f, 1) : v, *s));
   __m256 last = _mm256_permutevar8x32_ps(v, _mm256_set1_epi32(7));
   *s = _mm256_add_ps(*s, last);
-  *t = add_ps(*t, last);
+  if (t) *t = add_ps(*t, last);
 }
 
 AI2 int64_t blocks_ps(const float *x, float *o, int64_t m, float *sp, float *tp, int write,
@@ -583,20 +582,18 @@ AI2 int64_t totals_ps(const float *x, int64_t m, float *tp, int ign) {
 }
 
 /* tally__scan_fused_fn of f32 FAST: eight blocks of pass 2, then a group of pass 1. */
-static void fused_f32_f(const char *xc, char *oc, int64_t m, void *sp, void *tp, const char *x1,
-                        void *t1p) {
+static void fused_f32_f(const char *xc, char *oc, int64_t m, void *sp, const char *x1, void *t1p) {
   const float *x = (const float *)xc;
   float *o = (float *)oc;
-  __m256 s = _mm256_set1_ps(*(float *)sp), t = _mm256_set1_ps(*(float *)tp);
+  __m256 s = _mm256_set1_ps(*(float *)sp);
   float t1 = *(float *)t1p;
   for (int64_t i = 0; i < m; i += 64) {
-    if (i == 0) block_ps(x, o, 0, &s, &t, 1, 0, 0, 0);
-    else block_ps(x, o, i, &s, &t, 1, 0, 0, 1);
-    for (int b = 1; b < 8; b++) block_ps(x, o, i + 8 * b, &s, &t, 1, 0, 0, 1);
+    if (i == 0) block_ps(x, o, 0, &s, NULL, 1, 0, 0, 0);
+    else block_ps(x, o, i, &s, NULL, 1, 0, 0, 1);
+    for (int b = 1; b < 8; b++) block_ps(x, o, i + 8 * b, &s, NULL, 1, 0, 0, 1);
     t1 = group_ps((const float *)x1 + i, t1, 0);
   }
   *(float *)sp = _mm256_cvtss_f32(s);
-  *(float *)tp = _mm256_cvtss_f32(t);
   *(float *)t1p = t1;
 }
 
