@@ -75,8 +75,36 @@ static void modk_closed_form(tc_run *R) {
     }
 }
 
+/* Ill-conditioned f64 sums and dot products (TT_ILLCOND) at DEFAULT accuracy, contiguous
+ * and strided, at sizes from one pair to past the CPU's single-thread threshold: only a
+ * correctly compensated sum (TwoSum, and TwoProduct for DOT) meets the bound, on every
+ * path (vector halves, tails, thread merges, GPU blocks). */
+static void illcond_cases(tc_run *R) {
+  static const int64_t ns[] = {2, 33, 100, 1000, 4097, 65537, 131073};
+  static const tally_op ops[] = {TALLY_SUM, TALLY_DOT, TALLY_MEAN};
+  for (int o = 0; o < 3; o++)
+    for (int i = 0; i < 7; i++)
+      for (int l = 0; l < 2; l++) {
+        tc_case c = {0};
+        c.op = ops[o];
+        c.dt = TALLY_F64;
+        c.dist = TT_ILLCOND;
+        c.param = -1;
+        c.acc = TALLY_ACCURACY_DEFAULT;
+        c.nan = TALLY_NAN_PROPAGATE;
+        c.layout = l ? TC_STRIDE3 : TC_CONTIG;
+        c.layout2 = c.layout;
+        c.rows = 1;
+        c.cols = ns[i];
+        c.axis = -1;
+        c.call = TC_CALL_REDUCE;
+        tc_run_case(R, &c);
+      }
+}
+
 void tc_group_sizes(tc_run *R) {
   modk_closed_form(R);
+  illcond_cases(R);
   int64_t full_at = 100;                      /* the size with every combination */
   int64_t big_limit = R->quick ? 140000 : INT64_MAX;
   int big_every = R->quick ? 6 : 3;           /* larger sizes: one in this many per combo */

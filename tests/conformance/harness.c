@@ -133,6 +133,11 @@ static void draw_inputs(tt_rng *rng, const tc_case *c, int64_t n, void *x, void 
     tt_generate(rng, c->dist, dt, y, n, &g);
     return;
   }
+  if (c->op == TALLY_DOT && c->dist == TT_ILLCOND) {
+    if (tt_rng_next(rng) & 1) tt_generate_dot_illcond(rng, dt, x, y, n);
+    else tt_generate_dot_illcond(rng, dt, y, x, n);
+    return;
+  }
   tt_generate(rng, c->dist, dt, x, n, &g);
   if (c->op == TALLY_DOT) {
     /* The partner holds no specials; sometimes the specials go to in2 instead. */

@@ -3,12 +3,13 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "elem.h"
 
 static const char *const dist_names[TT_DIST_COUNT] = {
     "uniform", "constant", "modk",    "normal",  "lognormal", "cancel",   "huge",  "inf",
-    "nan",     "denormal", "negzero", "extremes", "near_one", "offset", "sparse"};
+    "nan",     "denormal", "negzero", "extremes", "near_one", "offset", "sparse", "illcond"};
 
 const char *tt_dist_name(tt_dist d) {
   return (unsigned)d < TT_DIST_COUNT ? dist_names[d] : "?";
@@ -27,6 +28,10 @@ static int exact_op(tally_op op) {
 
 int tt_dist_applies(tt_dist d, tally_op op, tally_dtype t) {
   int fl = tt_is_float(t);
+  /* Only f64 DEFAULT sums are compensated; narrower floats sum in f64, whose error on
+   * these data their bound allows. */
+  if (d == TT_ILLCOND)
+    return t == TALLY_F64 && (op == TALLY_SUM || op == TALLY_MEAN || op == TALLY_DOT);
   if (t == TALLY_BOOL)
     return d == TT_UNIFORM || d == TT_CONSTANT || d == TT_MODK || d == TT_SPARSE ||
            d == TT_EXTREMES;
@@ -183,6 +188,37 @@ static void store_int_raw(tally_dtype t, void *buf, int64_t i, __int128 v) {
   else tt_store_int(t, buf, i, v);
 }
 
+/* Terms v_j (random sign, mantissa in [1, 2), exponent 0..40) and -v_j + r_j (r_j ~ N(0, 1))
+ * in random order (a Fisher-Yates shuffle); an odd n ends with one r. Why 2^40: an
+ * uncompensated f64 sum then errs by about 2^-13 per addition of a large term, far
+ * above the DEFAULT bound u·|S| + n²·2^-104·Σ|x| for n up to about 2^17. */
+static void illcond_terms(tt_rng *r, double *t, int64_t n) {
+  int64_t h = n / 2;
+  for (int64_t j = 0; j < h; j++) {
+    double v = ldexp(1.0 + tt_rng_unit(r), (int)tt_rng_below(r, 41));
+    if (tt_rng_next(r) & 1) v = -v;
+    t[j] = v;
+    t[h + j] = -v + tt_rng_normal(r);
+  }
+  if (n & 1) t[n - 1] = tt_rng_normal(r);
+  for (int64_t i = n - 1; i > 0; i--) {
+    int64_t k = (int64_t)tt_rng_below(r, (uint64_t)i + 1);
+    double s = t[i]; t[i] = t[k]; t[k] = s;
+  }
+}
+
+void tt_generate_dot_illcond(tt_rng *r, tally_dtype t, void *x, void *y, int64_t n) {
+  double *terms = malloc(sizeof(double) * (size_t)(n ? n : 1));
+  if (!terms) return;
+  illcond_terms(r, terms, n);
+  for (int64_t i = 0; i < n; i++) {
+    double m = 1.0 + tt_rng_unit(r);
+    tt_store_f(t, y, i, m);
+    tt_store_f(t, x, i, terms[i] / tt_load_f(t, y, i));
+  }
+  free(terms);
+}
+
 void tt_generate(tt_rng *r, tt_dist d, tally_dtype t, void *buf, int64_t n,
                  const tt_genopt *opt) {
   tt_genopt def = {0, TT_NORMAL};
@@ -190,6 +226,14 @@ void tt_generate(tt_rng *r, tt_dist d, tally_dtype t, void *buf, int64_t n,
   int64_t k = opt->param > 0 ? opt->param
               : t == TALLY_BOOL ? 3 : tt_size(t) == 1 ? 100 : 1000;
   if (tt_is_float(t)) {
+    if (d == TT_ILLCOND) {
+      double *terms = malloc(sizeof(double) * (size_t)(n ? n : 1));
+      if (!terms) return;
+      illcond_terms(r, terms, n);
+      for (int64_t i = 0; i < n; i++) tt_store_f(t, buf, i, terms[i]);
+      free(terms);
+      return;
+    }
     if (d == TT_SPARSE) {
       double b = (tt_rng_next(r) & 1) ? 0.0 : tt_rng_normal(r);
       double s = b != 0 ? ((tt_rng_next(r) & 1) ? -0.0 : 0.0) : tt_rng_normal(r);

@@ -25,6 +25,9 @@ typedef enum {
   TT_NEAR_ONE,  /* ±(1 + δ), |δ| ≤ min(1/4, 2/sqrt(n)): products stay in range */
   TT_OFFSET,    /* a large mean plus a small spread: variance by cancellation */
   TT_SPARSE,    /* all one value but one element (zero among nonzero or the reverse) */
+  TT_ILLCOND,   /* f64: pairs v, -v + r (|v| up to 2^40, |r| ~ 1), shuffled: the sum is a
+                   tiny part of Σ|x|, so only a compensated sum meets the DEFAULT bound
+                   (DOT: tt_generate_dot_illcond) */
   TT_DIST_COUNT
 } tt_dist;
 
@@ -41,6 +44,11 @@ typedef struct {
 /* Fill buf[0..n) with dtype t. opt may be NULL (defaults: base NORMAL, param 0). */
 void tt_generate(tt_rng *r, tt_dist d, tally_dtype t, void *buf, int64_t n,
                  const tt_genopt *opt);
+
+/* DOT's TT_ILLCOND: y in [1, 2) with random mantissas and x = t / y for ill-conditioned
+ * terms t as above, so that the products' rounding errors, and the sum's, are far larger
+ * than the exact dot product: TwoProduct and TwoSum are both needed. */
+void tt_generate_dot_illcond(tt_rng *r, tally_dtype t, void *x, void *y, int64_t n);
 
 /* Closed form of sum_{i<n} (i mod k). */
 __int128 tt_modk_sum(int64_t n, int64_t k);
