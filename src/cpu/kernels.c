@@ -708,15 +708,6 @@ AI __m256i max_small(int dt, __m256i a, __m256i b) {
   default: return _mm256_max_epu8(a, b);
   }
 }
-AI int32_t small_key(int dt, const void *p, int l) {
-  switch (dt) {
-  case TALLY_BOOL: return ((const uint8_t *)p)[l] != 0;
-  case TALLY_I8: return ((const int8_t *)p)[l];
-  case TALLY_U8: return ((const uint8_t *)p)[l];
-  case TALLY_I16: { int16_t v; memcpy(&v, (const char *)p + 2 * l, 2); return v; }
-  default: { uint16_t v; memcpy(&v, (const char *)p + 2 * l, 2); return v; }
-  }
-}
 
 AI int64_t minmax_avx2_small(int dt, const void *x, int64_t n, int32_t *kmin, int32_t *kmax) {
   const int sz = DT_SIZE(dt);
@@ -739,7 +730,7 @@ AI int64_t minmax_avx2_small(int dt, const void *x, int64_t n, int32_t *kmin, in
   _mm256_storeu_si256((__m256i *)a, min_small(dt, min_small(dt, mn[0], mn[1]), min_small(dt, mn[2], mn[3])));
   _mm256_storeu_si256((__m256i *)b, max_small(dt, max_small(dt, mx[0], mx[1]), max_small(dt, mx[2], mx[3])));
   for (int l = 0; l < 32 / sz; l++) {
-    int32_t lo = small_key(dt, a, l), hi = small_key(dt, b, l);
+    int32_t lo = (int32_t)rd_l(dt, a, l), hi = (int32_t)rd_l(dt, b, l);
     if (lo < *kmin) *kmin = lo;
     if (hi > *kmax) *kmax = hi;
   }
