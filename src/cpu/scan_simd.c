@@ -522,6 +522,65 @@ static int64_t reduce_f64(const tally__scan_args *g, const char *x, char *o, int
   return i + sum_f64(g, x + 8 * i, o, m - i, sp, tp, write);
 }
 
+/* f64 DEFAULT's pass 1, four blocks at a time: each block's total, the prefix steps' last
+ * lane ((x0 ⊕ x1) ⊕ (x2 ⊕ x3)) ⊕ ((x4 ⊕ x5) ⊕ (x6 ⊕ x7)) in double-double (dd_add is
+ * commutative: TwoSum's error term is exact either way), with the blocks in the lanes,
+ * then into t one by one as sum_f64_dd does: 7 of the prefix's 24 lane additions per
+ * block. dd4_add is vdd_add's arithmetic on four lanes. */
+AI2 void dd4_add(__m256d ah, __m256d al, __m256d bh, __m256d bl, __m256d *rh, __m256d *rl) {
+  __m256d s = _mm256_add_pd(ah, bh), bb = _mm256_sub_pd(s, ah);
+  __m256d e = _mm256_add_pd(_mm256_sub_pd(ah, _mm256_sub_pd(s, bb)), _mm256_sub_pd(bh, bb));
+  e = _mm256_add_pd(e, _mm256_add_pd(al, bl));
+  __m256d h = _mm256_add_pd(s, e), l = _mm256_sub_pd(e, _mm256_sub_pd(h, s));
+  __m256d d = _mm256_sub_pd(s, s), fin = _mm256_cmp_pd(d, d, _CMP_EQ_OQ); /* s finite */
+  *rh = _mm256_blendv_pd(s, h, fin);                                  /* else (s, 0) */
+  *rl = _mm256_and_pd(fin, l);
+}
+
+/* Level 1 of two blocks' halves a, b: [a0⊕a1, b0⊕b1, a2⊕a3, b2⊕b3] (inputs with lo 0). */
+AI2 void dd4_pairs(__m256d a, __m256d b, __m256d *rh, __m256d *rl) {
+  const __m256d z = _mm256_setzero_pd();
+  dd4_add(_mm256_unpacklo_pd(a, b), z, _mm256_unpackhi_pd(a, b), z, rh, rl);
+}
+
+/* Level 2: [a01 b01 a23 b23] and [c01 d01 c23 d23] to [a0123 b0123 c0123 d0123]. */
+AI2 void dd4_quads(__m256d ph, __m256d pl, __m256d qh, __m256d ql, __m256d *rh, __m256d *rl) {
+  dd4_add(_mm256_permute2f128_pd(ph, qh, 0x20), _mm256_permute2f128_pd(pl, ql, 0x20),
+          _mm256_permute2f128_pd(ph, qh, 0x31), _mm256_permute2f128_pd(pl, ql, 0x31), rh, rl);
+}
+
+AI2 int64_t totals_dd(const char *x, int64_t m, double *t, int ign) {
+  int64_t i = 0;
+  for (; i + 32 <= m; i += 32) {
+    __m256d l[4], h[4], ah, al, bh, bl, z3h, z3l, z7h, z7l, wh, wl;
+    for (int b = 0; b < 4; b++) {
+      l[b] = ld4(x + 8 * (i + 8 * b), 0, ign);
+      h[b] = ld4(x + 8 * (i + 8 * b + 4), 0, ign);
+    }
+    dd4_pairs(l[0], l[1], &ah, &al);
+    dd4_pairs(l[2], l[3], &bh, &bl);
+    dd4_quads(ah, al, bh, bl, &z3h, &z3l);
+    dd4_pairs(h[0], h[1], &ah, &al);
+    dd4_pairs(h[2], h[3], &bh, &bl);
+    dd4_quads(ah, al, bh, bl, &z7h, &z7l);
+    dd4_add(z7h, z7l, z3h, z3l, &wh, &wl); /* w[7] = z[7] ⊕ z[3] */
+    double th[4], tl[4];
+    _mm256_storeu_pd(th, wh);
+    _mm256_storeu_pd(tl, wl);
+    for (int b = 0; b < 4; b++) dd1_add(&t[0], &t[1], th[b], tl[b]);
+  }
+  return i;
+}
+
+static int64_t reduce_f64_dd(const tally__scan_args *g, const char *x, char *o, int64_t m,
+                             void *sp, void *tp, int write) {
+  double t[2];
+  memcpy(t, tp, 16);
+  int64_t i = g->ignore_nan ? totals_dd(x, m, t, 1) : totals_dd(x, m, t, 0);
+  memcpy(tp, t, 16);
+  return i + sum_f64_dd(g, x + 8 * i, o, m - i, sp, tp, write);
+}
+
 /* f32 FAST: the block in one register of 8 floats. */
 AI2 __m256 add_ps(__m256 a, __m256 b) { return _mm256_fmadd_ps(a, _mm256_set1_ps(1.0f), b); }
 
@@ -623,8 +682,9 @@ static int64_t reduce_f32_f(const tally__scan_args *g, const char *x, char *o, i
 #define fused_f32_d NULL
 #define fused_f32_f NULL
 #define fused_f64 NULL
+#define reduce_f64_dd NULL
 #endif
 
 const tally__scan_simd_set CAT(tally__scan_simd_, TALLY_ISA) = {
     sum_f32_d,  sum_f32_f,   sum_f64,     sum_f64_dd, reduce_f32_d,
-    reduce_f32_f, reduce_f64, fused_f32_d, fused_f32_f, fused_f64};
+    reduce_f32_f, reduce_f64, fused_f32_d, fused_f32_f, fused_f64, reduce_f64_dd};
