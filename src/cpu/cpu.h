@@ -37,6 +37,13 @@ typedef struct {
 tally_status tally__cpu_reduce(tally_context *ctx, const tally__problem *p, const void *in,
                                const void *in2, void *out, int64_t out_s0, int64_t out_s1,
                                void *ws);
+/* The part (not the value) of elements [base, base + len) of a contiguous 1-D problem:
+ * chunks of tally__chunk_len(len) on the pool, merged in index order, VAR relative to
+ * `shift`; ARG* indices count from the start of the input. For a GPU backend that reduces
+ * some chunks of a host input on the host (cuda/stream.c). */
+tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, const void *in,
+                                   const void *in2, int64_t base, int64_t len, double shift,
+                                   tally__part *acc);
 size_t tally__cpu_workspace_size(const tally_context *ctx, const tally__problem *p);
 
 /* The sequential and naive variants (sequential.c): one slice, in index order. */

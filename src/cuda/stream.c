@@ -142,6 +142,44 @@ static bool pinned(tally__cuda_ctx *c, const void *p, int64_t bytes) {
   return a >= start && a - start + (uint64_t)bytes <= size;
 }
 
+/* A pageable input has to be read by the host anyway, to copy it into pinned memory, and
+ * that copy (a read and a write on the host, then the DMA's read) is the bound: 0.70-0.79
+ * of the pinned DMA rate on an H200 host of 16 cores (2026-11-26). Reducing it on the host
+ * reads it once and writes nothing: there the whole input reduced by the CPU backend ran at
+ * 1.23-1.50 x the pinned DMA rate from 2^26 f32 up, and every split tried (a chunk in 3,
+ * in 2, 2 in 3 to the host, the rest streamed to the GPU meanwhile) fell between the two,
+ * the host's threads being the bound of both paths. So by default a pageable input of the
+ * ops whose CPU kernels read at memory speed on every ISA (sums, dot products and extremes
+ * of 4- and 8-byte elements; VAR, PROD, narrow types and f16/bf16 are compute-bound on
+ * some CPUs) is reduced on the host, in the cpu device's chunks: the cpu device's bits.
+ * $TALLY_CUDA_HOST_SHARE=NUM/DEN sends NUM chunks in DEN to the host and streams the rest
+ * (chunk k goes to the host when floor((k + 1)·NUM/DEN) > floor(k·NUM/DEN); 0: none), for
+ * measuring; which chunks go where depends only on the length, so the bits repeat. */
+typedef struct {
+  int num, den;
+} host_share;
+
+static host_share host_share_for(const tally__problem *p, tally__family fam, bool pageable) {
+  host_share h = {1, 1};
+  const char *env = getenv("TALLY_CUDA_HOST_SHARE");
+  if (env && *env) {
+    h.num = atoi(env);
+    const char *slash = strchr(env, '/');
+    h.den = slash ? atoi(slash + 1) : 1;
+    if (h.den < 1 || h.num < 0 || h.num > h.den) h.num = 0, h.den = 1;
+  }
+  size_t es = tally_dtype_size(p->dtype);
+  bool fast_on_cpu = (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT || fam == TALLY__FAM_MINMAX ||
+                      fam == TALLY__FAM_ARGMIN || fam == TALLY__FAM_ARGMAX) &&
+                     (es == 4 || es == 8);
+  if (!pageable || !fast_on_cpu) h.num = 0;
+  return h;
+}
+
+static bool on_host(host_share h, int64_t k) {
+  return h.num && (k + 1) * h.num / h.den > k * h.num / h.den;
+}
+
 /* The first element as a double: VAR's shift, the same for every chunk. */
 static double first_value(tally_dtype dt, const void *x) {
   double v = 0.0;
@@ -177,6 +215,15 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
   tally_status s;
   if ((s = tally__host_cpu(&c->base, &c->cpu, &cpuctx))) return s;
   tally__pool *pool = ((tally__cpu_ctx *)cpuctx)->pool;
+  const bool pageable = !direct[0] || (ninputs == 2 && !direct[1]);
+  const host_share hs = host_share_for(p, fam, pageable);
+  double kshift = fam == TALLY__FAM_VAR ? first_value(p->dtype, x) : 0.0; /* a kernel argument */
+  if (hs.num && hs.num == hs.den) { /* all on the host: one run, the cpu device's chunks */
+    if ((s = tally__cpu_reduce_run(cpuctx, p, x, y, 0, n, kshift, acc)))
+      return tally__fail(&c->base, s, "reducing a host input on the host: %s", tally_errmsg(cpuctx));
+    if (p->opt.progress) p->opt.progress(n, n, p->opt.progress_user);
+    return TALLY_OK;
+  }
   if ((s = alloc_buffers(c, ninputs))) return s;
   CUfunction fn;
   int contig = fam != TALLY__FAM_AFFINE; /* AFFINE: contiguous runs per thread, in order */
@@ -186,17 +233,30 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
   if ((s = tally__cuda_scratch(c, G, 1, nchunks))) return s; /* chunks run one after another */
 
   long long zero = 0, one = 1, slice0 = 0;
-  double scale = 1.0, kshift = fam == TALLY__FAM_VAR ? first_value(p->dtype, x) : 0.0;
+  double scale = 1.0;
   int kgiven = 1;
   CUdeviceptr null_off = 0, partials = c->partials, counters = c->counters;
   unsigned long long seq = 0; /* no flags: the chunks' parts are read after the stream ends */
-  for (int64_t k = 0; k < nchunks; k++) {
-    int b = (int)(k % NBUF);
+  tally__part *host_parts = NULL;
+  if (hs.num && !(host_parts = malloc(sizeof(tally__part) * (size_t)nchunks)))
+    return tally__fail(&c->base, TALLY_ENOMEM, "streaming a host input: out of memory for %lld chunk parts",
+                       (long long)nchunks);
+  for (int64_t k = 0, g = 0; k < nchunks; k++) {
     long long lo = k * per, len = n - lo < per ? n - lo : per;
+    if (on_host(hs, k)) { /* the host's chunk, while the GPU's are in flight */
+      s = tally__cpu_reduce_run(cpuctx, p, x, y, lo, len, kshift, &host_parts[k]);
+      if (s) {
+        cu->cuStreamSynchronize(c->stream); /* nothing may still read our buffers */
+        free(host_parts);
+        return tally__fail(&c->base, s, "streaming a host input: %s", tally_errmsg(cpuctx));
+      }
+      if (p->opt.progress) p->opt.progress(lo + len, n, p->opt.progress_user);
+      continue;
+    }
+    int b = (int)(g++ % NBUF);
     /* The pinned buffer is free once its previous chunk's DMA has finished (the device
      * buffer once its kernel has: the stream keeps that order). */
-    CUresult r = k >= NBUF && !(direct[0] && (ninputs == 1 || direct[1]))
-                     ? cu->cuEventSynchronize(c->copied[b]) : 0;
+    CUresult r = g > NBUF && pageable ? cu->cuEventSynchronize(c->copied[b]) : 0;
     for (int i = 0; i < ninputs && !r; i++) {
       const char *src = in[i] + lo * es;
       if (!direct[i]) {
@@ -206,24 +266,26 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
       r = cu->cuMemcpyHtoDAsync(c->dbuf[i][b], src, (size_t)(len * es), c->stream);
     }
     if (!r) r = cu->cuEventRecord(c->copied[b], c->stream);
-    if (r) return tally__cuda_fail(c, r, "streaming a host input (copy)");
+    if (r) { free(host_parts); return tally__cuda_fail(c, r, "streaming a host input (copy)"); }
     CUdeviceptr dx = c->dbuf[0][b], dy = ninputs == 2 ? c->dbuf[1][b] : dx;
     CUdeviceptr results = c->results_dev + (CUdeviceptr)(k * (int64_t)sizeof(tally__gpu_part));
     long long cols = len;
     void *args[] = {&dx, &dy, &len, &cols, &zero, &zero, &zero, &zero, &one, &one, &null_off,
                     &slice0, &scale, &lo, &kshift, &kgiven, &gmax, &partials, &counters, &results, &seq};
     r = cu->cuLaunchKernel(fn, (unsigned)G, 1, 1, TALLY_CUDA_BLOCK, 1, 1, 0, c->stream, args, NULL);
-    if (r) return tally__cuda_fail(c, r, "streaming a host input (kernel)");
+    if (r) { free(host_parts); return tally__cuda_fail(c, r, "streaming a host input (kernel)"); }
     if (p->opt.progress) p->opt.progress(lo + len, n, p->opt.progress_user);
   }
   CUresult r = cu->cuStreamSynchronize(c->stream);
-  if (r) return tally__cuda_fail(c, r, "streaming a host input");
+  if (r) { free(host_parts); return tally__cuda_fail(c, r, "streaming a host input"); }
   tally__part_init(acc, fam, 0);
   const tally__gpu_part *parts = c->results_host;
   for (int64_t k = 0; k < nchunks; k++) {
     tally__part part;
-    tally__gpu_part_to_part(&parts[k], &part);
+    if (on_host(hs, k)) part = host_parts[k];
+    else tally__gpu_part_to_part(&parts[k], &part);
     tally__part_merge(acc, &part, fam);
   }
+  free(host_parts);
   return TALLY_OK;
 }
