@@ -44,7 +44,8 @@ typedef struct {
   /* Streaming host inputs (stream.c): pinned host buffers and device buffers per input. */
   void *pin[2][2];
   CUdeviceptr dbuf[2][2];
-  CUevent copied[2];
+  CUevent copied[2], reduced[2]; /* DMA into dbuf[.][b] done; the kernel reading it done */
+  CUstream copy_stream;           /* the DMAs, so that they run back to back */
   /* Ladder variants (ladder.c): two part buffers, a ticket and a result part. */
   CUdeviceptr ladder_buf[2]; size_t ladder_bytes;
   CUdeviceptr ladder_small;

@@ -65,10 +65,17 @@ static tally_status alloc_buffers(tally__cuda_ctx *c, int ninputs) {
       if (r) { c->dbuf[i][b] = 0; return tally__cuda_fail(c, r, "cuMemAlloc (streaming buffer)"); }
     }
   for (int b = 0; b < NBUF; b++)
-    if (!c->copied[b]) {
-      CUresult r = c->cu->cuEventCreate(&c->copied[b], CU_EVENT_DISABLE_TIMING_);
-      if (r) { c->copied[b] = NULL; return tally__cuda_fail(c, r, "cuEventCreate"); }
+    for (int e = 0; e < 2; e++) {
+      CUevent *ev = e ? &c->reduced[b] : &c->copied[b];
+      if (*ev) continue;
+      CUresult r = c->cu->cuEventCreate(ev, CU_EVENT_DISABLE_TIMING_);
+      if (r) { *ev = NULL; return tally__cuda_fail(c, r, "cuEventCreate"); }
     }
+  if (!c->copy_stream) {
+    /* Blocking, like c->stream: ordered after the caller's legacy default-stream work. */
+    CUresult r = c->cu->cuStreamCreate(&c->copy_stream, 0);
+    if (r) { c->copy_stream = NULL; return tally__cuda_fail(c, r, "cuStreamCreate (streaming copies)"); }
+  }
   return TALLY_OK;
 }
 
@@ -80,8 +87,11 @@ void tally__cuda_stream_free(tally__cuda_ctx *c) {
       c->pin[i][b] = NULL;
       c->dbuf[i][b] = 0;
     }
-  for (int b = 0; b < NBUF; b++)
+  for (int b = 0; b < NBUF; b++) {
     if (c->copied[b]) c->cu->cuEventDestroy(c->copied[b]), c->copied[b] = NULL;
+    if (c->reduced[b]) c->cu->cuEventDestroy(c->reduced[b]), c->reduced[b] = NULL;
+  }
+  if (c->copy_stream) c->cu->cuStreamDestroy(c->copy_stream), c->copy_stream = NULL;
 }
 
 typedef struct {
@@ -246,7 +256,8 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
     if (on_host(hs, k)) { /* the host's chunk, while the GPU's are in flight */
       s = tally__cpu_reduce_run(cpuctx, p, x, y, lo, len, kshift, &host_parts[k]);
       if (s) {
-        cu->cuStreamSynchronize(c->stream); /* nothing may still read our buffers */
+        cu->cuStreamSynchronize(c->copy_stream); /* nothing may still read our buffers */
+        cu->cuStreamSynchronize(c->stream);
         free(host_parts);
         return tally__fail(&c->base, s, "streaming a host input: %s", tally_errmsg(cpuctx));
       }
@@ -254,26 +265,39 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
       continue;
     }
     int b = (int)(g++ % NBUF);
-    /* The pinned buffer is free once its previous chunk's DMA has finished (the device
-     * buffer once its kernel has: the stream keeps that order). */
+    /* The DMAs go on their own stream, back to back; each kernel waits for its chunk's DMA,
+     * and a DMA into a device buffer for the kernel that last read it. (On one stream
+     * each DMA waited for the kernel before it: 0.88 x the pinned copy at 2^24, H200.)
+     * The pinned buffer is free for the host's next copy once its DMA has finished. */
     CUresult r = g > NBUF && pageable ? cu->cuEventSynchronize(c->copied[b]) : 0;
+    if (!r && g > NBUF) r = cu->cuStreamWaitEvent(c->copy_stream, c->reduced[b], 0);
     for (int i = 0; i < ninputs && !r; i++) {
       const char *src = in[i] + lo * es;
       if (!direct[i]) {
         host_copy(pool, c->pin[i][b], src, len * es);
         src = c->pin[i][b];
       }
-      r = cu->cuMemcpyHtoDAsync(c->dbuf[i][b], src, (size_t)(len * es), c->stream);
+      r = cu->cuMemcpyHtoDAsync(c->dbuf[i][b], src, (size_t)(len * es), c->copy_stream);
     }
-    if (!r) r = cu->cuEventRecord(c->copied[b], c->stream);
-    if (r) { free(host_parts); return tally__cuda_fail(c, r, "streaming a host input (copy)"); }
+    if (!r) r = cu->cuEventRecord(c->copied[b], c->copy_stream);
+    if (!r) r = cu->cuStreamWaitEvent(c->stream, c->copied[b], 0);
+    if (r) {
+      cu->cuStreamSynchronize(c->copy_stream);
+      free(host_parts);
+      return tally__cuda_fail(c, r, "streaming a host input (copy)");
+    }
     CUdeviceptr dx = c->dbuf[0][b], dy = ninputs == 2 ? c->dbuf[1][b] : dx;
     CUdeviceptr results = c->results_dev + (CUdeviceptr)(k * (int64_t)sizeof(tally__gpu_part));
     long long cols = len;
     void *args[] = {&dx, &dy, &len, &cols, &zero, &zero, &zero, &zero, &one, &one, &null_off,
                     &slice0, &scale, &lo, &kshift, &kgiven, &gmax, &partials, &counters, &results, &seq};
     r = cu->cuLaunchKernel(fn, (unsigned)G, 1, 1, TALLY_CUDA_BLOCK, 1, 1, 0, c->stream, args, NULL);
-    if (r) { free(host_parts); return tally__cuda_fail(c, r, "streaming a host input (kernel)"); }
+    if (!r) r = cu->cuEventRecord(c->reduced[b], c->stream);
+    if (r) {
+      cu->cuStreamSynchronize(c->copy_stream);
+      free(host_parts);
+      return tally__cuda_fail(c, r, "streaming a host input (kernel)");
+    }
     if (p->opt.progress) p->opt.progress(lo + len, n, p->opt.progress_user);
   }
   CUresult r = cu->cuStreamSynchronize(c->stream);
