@@ -13,7 +13,8 @@
  * 55 GB/s; the driver's own copy from pageable memory 7.7 GB/s; memcpy from pageable into
  * pinned memory 45 GB/s on 16 threads (6 GB/s on one); page-locking the caller's memory
  * in place (cuMemHostRegister) 2-18 GB/s. So a pageable input streams at the host's
- * memcpy speed, and a pinned one at the DMA's. */
+ * memcpy speed, and a pinned one at the DMA's; which is why a pageable input of the ops
+ * the CPU reduces at memory speed is reduced on the host instead (host_share_for). */
 #include "cpu/cpu.h"
 #include "core/gpu_host.h"
 #include "cuda_ctx.h"
