@@ -245,42 +245,29 @@ static tally_status scratch(tally__cpu_ctx *c, size_t bytes, void **ws) {
 
 /* ------------------------------------------------------------ a run's part */
 
-typedef struct {
-  const plan_t *pl;
-  tally__kparams kp;
-  const char *x, *y;
-  int64_t base, len, clen, nc, ntasks;
-  tally__part *parts;
-} range_job;
-
-static void range_task(void *arg, int64_t t) {
-  range_job *j = arg;
-  const int64_t e = j->pl->esz;
-  for (int64_t c = t * j->nc / j->ntasks, end = (t + 1) * j->nc / j->ntasks; c < end; c++) {
-    int64_t lo = j->base + c * j->clen, hi = j->base + (c + 1) * j->clen;
-    if (hi > j->base + j->len) hi = j->base + j->len;
-    tally__part_init(&j->parts[c], j->pl->fam, 0);
-    j->pl->kern(&j->parts[c], j->x + lo * e, j->y ? j->y + lo * e : NULL, 1, 1, hi - lo, lo, &j->kp);
-  }
-}
-
+/* The run as a slice of its own, through the same chunk jobs as tally__cpu_reduce: with
+ * base 0 the part is the one the cpu device computes for the whole input. ARG* indices
+ * come out relative to the run and are moved to the input's. */
 tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, const void *in,
                                    const void *in2, int64_t base, int64_t len, double shift,
                                    tally__part *acc) {
   tally__cpu_ctx *c = (tally__cpu_ctx *)ctx;
   plan_t pl;
   plan_init(&pl, c, p);
-  pl.kp.shift = shift;
-  int64_t clen = tally__chunk_len(len), nc = (len + clen - 1) / clen;
+  const char *x = in, *y = in2;
+  slice_t s = {x + base * pl.esz, y ? y + base * pl.esz : NULL, len};
+  tally__kparams kp = pl.kp;
+  kp.shift = shift;
+  int64_t nc = nchunks(len), ntasks = (int64_t)c->threads * TALLY_TASKS_PER_THREAD;
   void *ws = NULL;
   tally_status st = scratch(c, (size_t)(nc ? nc : 1) * sizeof(tally__part), &ws);
   if (st) return st;
-  int64_t ntasks = (int64_t)c->threads * TALLY_TASKS_PER_THREAD;
-  range_job j = {&pl, pl.kp, in, in2, base, len, clen, nc, ntasks < nc ? ntasks : nc, ws};
-  if (j.ntasks > 1) tally__pool_run(c->pool, j.ntasks, range_task, &j, NULL, NULL);
-  else if (nc) range_task(&j, 0);
+  chunk_job j = {&pl, s, ws, nc, ntasks < nc ? ntasks : nc, kp};
+  if (j.ntasks > 1) tally__pool_run(c->pool, j.ntasks, chunk_task, &j, NULL, NULL);
+  else if (nc) chunk_task(&j, 0);
   tally__part_init(acc, pl.fam, 0);
   for (int64_t k = 0; k < nc; k++) tally__part_merge(acc, &j.parts[k], pl.fam);
+  if ((pl.fam == TALLY__FAM_ARGMIN || pl.fam == TALLY__FAM_ARGMAX) && acc->idx >= 0) acc->idx += base;
   return TALLY_OK;
 }
 
