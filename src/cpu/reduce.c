@@ -271,6 +271,43 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
   return TALLY_OK;
 }
 
+/* ------------------------------------------------------------ which kernels are fast */
+
+/* On every ISA: sums, dot products and extremes of 4- and 8-byte elements. Beyond those,
+ * per ISA, what was measured fast (docs/PERFORMANCE.md, "Which pageable inputs the host
+ * reduces", 2026-11-26):
+ *   AVX-512 (an H200's host, Xeon, 16 threads, 2^26 elements): every op and dtype measured
+ *     reduced faster on the host than the GPU's stream of the same pageable input (40-46
+ *     GB/s, the host's copy into pinned buffers being its bound), except VAR of bool and
+ *     8/16-bit integers and PROD and DOT of 8/16-bit integers (10-25 GB/s on the host);
+ *     i8 and u16 taken as u8 and i16.
+ *   AVX2 (an AMD EPYC, no GPU there): kernels reading at 0.7 x the read probe or more,
+ *     2^24 elements: that beats a copy, which reads and writes. */
+bool tally__cpu_reads_at_memory_speed(const tally_context *ctx, tally__family fam, tally_dtype dt) {
+  const tally__cpu_ctx *c = (const tally__cpu_ctx *)ctx;
+  const size_t es = tally_dtype_size(dt);
+  const bool wide = es == 4 || es == 8;
+  const bool narrow_int = !wide && dt != TALLY_F16 && dt != TALLY_BF16; /* bool, 8/16-bit integers */
+  const bool extremes = fam == TALLY__FAM_MINMAX || fam == TALLY__FAM_ARGMIN || fam == TALLY__FAM_ARGMAX;
+  if ((fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT || extremes) && wide) return true;
+  switch (c->isa) {
+  case TALLY__ISA_AVX512:
+    if (fam == TALLY__FAM_AFFINE) return false; /* not measured */
+    if (fam == TALLY__FAM_VAR && narrow_int) return false;
+    if ((fam == TALLY__FAM_PROD || fam == TALLY__FAM_DOT) && narrow_int && dt != TALLY_BOOL) return false;
+    return true;
+  case TALLY__ISA_AVX2:
+    if (fam == TALLY__FAM_SUM) return narrow_int && dt != TALLY_BOOL;
+    if (extremes) return narrow_int;
+    if (fam == TALLY__FAM_VAR) return dt == TALLY_F32 || dt == TALLY_F64 || dt == TALLY_I32;
+    if (fam == TALLY__FAM_PROD) return dt == TALLY_F64 || dt == TALLY_I64;
+    if (fam == TALLY__FAM_BITAND || fam == TALLY__FAM_BITOR || fam == TALLY__FAM_BITXOR) return wide;
+    return false;
+  default:
+    return false;
+  }
+}
+
 tally_status tally__cpu_reduce(tally_context *ctx, const tally__problem *p, const void *in,
                                const void *in2, void *out, int64_t s0, int64_t s1, void *ws) {
   tally__cpu_ctx *c = (tally__cpu_ctx *)ctx;

@@ -159,31 +159,31 @@ static bool pinned(tally__cuda_ctx *c, const void *p, int64_t bytes) {
  * reads it once and writes nothing: there the whole input reduced by the CPU backend ran at
  * 1.23-1.50 x the pinned DMA rate from 2^26 f32 up, and every split tried (a chunk in 3,
  * in 2, 2 in 3 to the host, the rest streamed to the GPU meanwhile) fell between the two,
- * the host's threads being the bound of both paths. So by default a pageable input of the
- * ops whose CPU kernels read at memory speed on every ISA (sums, dot products and extremes
- * of 4- and 8-byte elements; VAR, PROD, narrow types and f16/bf16 are compute-bound on
- * some CPUs) is reduced on the host, in the cpu device's chunks: the cpu device's bits.
- * $TALLY_CUDA_HOST_SHARE=NUM/DEN sends NUM chunks in DEN to the host and streams the rest
- * (chunk k goes to the host when floor((k + 1)·NUM/DEN) > floor(k·NUM/DEN); 0: none), for
- * measuring; which chunks go where depends only on the length, so the bits repeat. */
+ * the host's threads being the bound of both paths. So by default a pageable input of an
+ * (op, dtype) whose CPU kernel reads at memory speed on this host's ISA
+ * (tally__cpu_reads_at_memory_speed: a table of measurements) is reduced on the host, in
+ * the cpu device's chunks: the cpu device's bits. The rest is streamed.
+ * $TALLY_CUDA_HOST_SHARE=NUM/DEN, for measuring, overrides that for every pageable input:
+ * NUM chunks in DEN go to the host and the rest are streamed (chunk k goes to the host when
+ * floor((k + 1)·NUM/DEN) > floor(k·NUM/DEN); 0: none); which chunks go where depends only
+ * on the length, so the bits repeat. */
 typedef struct {
   int num, den;
 } host_share;
 
-static host_share host_share_for(const tally__problem *p, tally__family fam, bool pageable) {
-  host_share h = {1, 1};
+static host_share host_share_for(const tally__problem *p, tally_context *cpuctx, tally__family fam,
+                                 bool pageable) {
+  host_share h = {0, 1};
+  if (!pageable) return h;
   const char *env = getenv("TALLY_CUDA_HOST_SHARE");
   if (env && *env) {
     h.num = atoi(env);
     const char *slash = strchr(env, '/');
     h.den = slash ? atoi(slash + 1) : 1;
     if (h.den < 1 || h.num < 0 || h.num > h.den) h.num = 0, h.den = 1;
+    return h;
   }
-  size_t es = tally_dtype_size(p->dtype);
-  bool fast_on_cpu = (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT || fam == TALLY__FAM_MINMAX ||
-                      fam == TALLY__FAM_ARGMIN || fam == TALLY__FAM_ARGMAX) &&
-                     (es == 4 || es == 8);
-  if (!pageable || !fast_on_cpu) h.num = 0;
+  if (tally__cpu_reads_at_memory_speed(cpuctx, fam, p->dtype)) h.num = 1;
   return h;
 }
 
@@ -227,7 +227,7 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
   if ((s = tally__host_cpu(&c->base, &c->cpu, &cpuctx))) return s;
   tally__pool *pool = ((tally__cpu_ctx *)cpuctx)->pool;
   const bool pageable = !direct[0] || (ninputs == 2 && !direct[1]);
-  const host_share hs = host_share_for(p, fam, pageable);
+  const host_share hs = host_share_for(p, cpuctx, fam, pageable);
   double kshift = fam == TALLY__FAM_VAR ? first_value(p->dtype, x) : 0.0; /* a kernel argument */
   if (hs.num && hs.num == hs.den) { /* all on the host: one run, the cpu device's chunks */
     if ((s = tally__cpu_reduce_run(cpuctx, p, x, y, 0, n, kshift, acc)))

@@ -465,13 +465,17 @@ static void part_matrix(kind k, CUcontext expect_current) {
 }
 
 /* Host inputs that the backend streams (contiguous, 1 MiB and more): in ordinary
- * (pageable) memory, copied through pinned buffers by the host's threads (sums, dot
- * products and extremes of 4- and 8-byte types are reduced on the host instead, with the
- * cpu device's bits; and again with half their chunks streamed to the GPU, ARGMAX and
- * ARGMIN with planted ties across both kinds of chunk), and in pinned
- * memory from tally_mem_alloc_host, sent by DMA from where they are; at a 16-byte
- * boundary and one element past it. Checked against the cpu device like the rest. */
-/* The ops stream.c reduces on the host from pageable memory (its host_share_for). */
+ * (pageable) memory, copied through pinned buffers by the host's threads (or reduced on the
+ * host instead, with the cpu device's bits, where the CPU kernel of the op and dtype reads
+ * at memory speed on this host: stream.c's host_share_for), in four modes: the default;
+ * every chunk on the host ($TALLY_CUDA_HOST_SHARE=1/1: the cpu device's bits for every
+ * op); half the chunks on the host and half streamed to the GPU (1/2: ARGMAX and ARGMIN
+ * with planted ties across both kinds of chunk, VAR's shift and AFFINE's order across
+ * them); and in pinned memory from tally_mem_alloc_host, sent by DMA from where it is; at
+ * a 16-byte boundary and one element past it. Checked against the cpu device like the
+ * rest. */
+/* The ops stream.c reduces on the host from pageable memory on every ISA (what
+ * tally__cpu_reads_at_memory_speed says of any CPU). */
 static int host_reduced(tally_op op, tally_dtype dt) {
   size_t es = tally_dtype_size(dt);
   int fam = op == TALLY_SUM || op == TALLY_MEAN || op == TALLY_DOT || op == TALLY_SUMSQ ||
@@ -486,11 +490,16 @@ static void part_host(void) {
       {TALLY_ARGMAX, TALLY_F32, 0, 0}, {TALLY_DOT, TALLY_F32, 0, 0},  {TALLY_VAR, TALLY_F64, 1, 0},
       {TALLY_MINMAX, TALLY_I32, 0, 0}, {TALLY_AFFINE, TALLY_F64, 0, 0}, {TALLY_MEAN, TALLY_F16, 0, 0},
       {TALLY_DOT, TALLY_F64, 0, 0},    {TALLY_ARGMIN, TALLY_I64, 0, 0}, {TALLY_MAX, TALLY_U32, 0, 0},
+      {TALLY_SUM, TALLY_U8, 0, 0},     {TALLY_VAR, TALLY_I16, 0, 0},  {TALLY_PROD, TALLY_F32, 0, 0},
+      {TALLY_ARGMAX, TALLY_F16, 0, 0}, {TALLY_VAR, TALLY_F32, 0, 0},  {TALLY_COUNT_NONZERO, TALLY_I16, 0, 0},
   };
   static const int64_t hsizes[] = {262147, 1048583, 6000011};
   int nsizes = quick ? 2 : 3, f0 = tg_failures;
-  /* mode 0: pageable; 1: pageable, half the chunks streamed to the GPU; 2: pinned */
-  for (int mode = 0; mode < 3; mode++)
+  /* mode 0: pageable; 1: pageable, half the chunks streamed to the GPU; 2: pinned;
+   * 3: pageable, every chunk on the host */
+  static const char *const mode_name[] = {"pageable", "pageable, chunks 1/2 on the host", "pinned",
+                                          "pageable, every chunk on the host"};
+  for (int mode = 0; mode < 4; mode++)
     for (size_t c = 0; c < sizeof hops / sizeof hops[0]; c++)
       for (int si = 0; si < nsizes; si++)
         for (int off = 0; off < 2; off++) {
@@ -498,7 +507,7 @@ static void part_host(void) {
           int pinned = mode == 2;
           tally_dtype odt;
           if (tally_result_dtype(o.op, o.dt, &odt) != TALLY_OK) continue;
-          if (mode == 1) setenv("TALLY_CUDA_HOST_SHARE", "1/2", 1);
+          if (mode == 1 || mode == 3) setenv("TALLY_CUDA_HOST_SHARE", mode == 1 ? "1/2" : "1/1", 1);
           else unsetenv("TALLY_CUDA_HOST_SHARE");
           int64_t n = hsizes[si], width = tally_result_width(o.op);
           size_t es = tally_dtype_size(o.dt), osz = tally_dtype_size(odt), bytes = (size_t)(n + 1) * es;
@@ -519,12 +528,11 @@ static void part_host(void) {
             tt_rng_stream(&r, seed, (UINT64_C(11) << 40) | ((uint64_t)mode << 24) | (c << 16) |
                                         ((uint64_t)si << 8) | (uint64_t)off);
             char *x = (char *)bx + off * es, *y = by ? (char *)by + off * es : NULL;
-            fill(x, o.dt, n, &r, o.op == TALLY_AFFINE);
+            fill(x, o.dt, n, &r, o.op == TALLY_AFFINE || o.op == TALLY_PROD); /* PROD: near 1, no underflow */
             if (y) fill(y, o.dt, n, &r, 0);
             if (o.op == TALLY_ARGMAX || o.op == TALLY_ARGMIN || o.op == TALLY_MINMAX) plant_ties(x, o.dt, n, &r);
             char what[160];
-            snprintf(what, sizeof what, "[host %s] %s %s n=%" PRId64 " offset=%d",
-                     mode == 2 ? "pinned" : mode == 1 ? "pageable, chunks 1/2 on the host" : "pageable",
+            snprintf(what, sizeof what, "[host %s] %s %s n=%" PRId64 " offset=%d", mode_name[mode],
                      tally_op_name(o.op), tally_dtype_name(o.dt), n, off);
             tally_options opt;
             tally_options_init(&opt);
@@ -545,7 +553,8 @@ static void part_host(void) {
               tg_checks++;
               if (!compare(what, o.op, o.dt, odt, (int)width, n, o.ddof, got, want, width, &st)) tg_failures++;
               /* Reduced wholly on the host (stream.c): the cpu device's bits. */
-              if (mode == 0 && host_reduced(o.op, o.dt))
+              /* (Inputs under STREAM_MIN_BYTES, 1 MiB, are not streamed: the GPU's bits.) */
+              if (n * (int64_t)es >= (1 << 20) && ((mode == 0 && host_reduced(o.op, o.dt)) || mode == 3))
                 TG_CHECK(memcmp(got, want, (size_t)width * osz) == 0,
                          "%s: reduced on the host, so the cpu device's bits are expected, and they differ", what);
             }
