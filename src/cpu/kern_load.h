@@ -110,6 +110,44 @@ AI vf8 bf16x8_to_vf8(const uint16_t h[8]) {
   return f;
 }
 
+#if TALLY_AVX2_HALVES
+/* F16C: the AVX2 kernels are built with -mf16c, and the backend picks them only where
+ * cpuid reports F16C (tally__isa_detect); elsewhere the scalar kernels run. */
+#if !defined(__F16C__)
+#error "the AVX2 kernels need F16C (-mf16c)"
+#endif
+
+/* 8 contiguous f16 or bf16 elements as floats in a 256-bit register: the values load_vf
+ * gives (vcvtph2ps, or the bf16 bits shifted up). */
+AI __m256 load8h_ps(int dt, const void *p) {
+  return (__m256)(dt == TALLY_F16 ? f16x8_to_vf8((const uint16_t *)p) : bf16x8_to_vf8((const uint16_t *)p));
+}
+
+/* Elements i..i+3 of a contiguous array as doubles, the values load_vd gives (every
+ * conversion here is exact). Not for 64-bit integers. */
+AI __m256d load4_pd(int dt, const void *p, int64_t i) {
+  const char *c = (const char *)p + i * DT_SIZE(dt);
+  int32_t w; /* four bytes */
+  switch (dt) {
+  case TALLY_F64: return _mm256_loadu_pd((const double *)c);
+  case TALLY_F32: return _mm256_cvtps_pd(_mm_loadu_ps((const float *)c));
+  case TALLY_F16: return _mm256_cvtps_pd(_mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)c)));
+  case TALLY_BF16: return _mm256_cvtps_pd(_mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)c)), 16)));
+  case TALLY_I32: return _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)c));
+  case TALLY_U32: /* as i32 offset by 2^31, then the offset back: both steps exact */
+    return _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(_mm_loadu_si128((const __m128i *)c), _mm_set1_epi32(INT32_MIN))),
+                         _mm256_set1_pd(2147483648.0));
+  case TALLY_I16: return _mm256_cvtepi32_pd(_mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)c)));
+  case TALLY_U16: return _mm256_cvtepi32_pd(_mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)c)));
+  case TALLY_I8: memcpy(&w, c, 4); return _mm256_cvtepi32_pd(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(w)));
+  case TALLY_U8: memcpy(&w, c, 4); return _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(w)));
+  default: /* bool: any nonzero byte is 1 */
+    memcpy(&w, c, 4);
+    return _mm256_cvtepi32_pd(_mm_min_epu32(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(w)), _mm_set1_epi32(1)));
+  }
+}
+#endif
+
 /* Gather 8 (or 16) elements of size sz at stride s into a contiguous buffer. */
 #define GATHER(buf, p, i, s, count, sz)                                          \
   do {                                                                           \

@@ -131,12 +131,19 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
      * 2026-11-25: f32 sums at 12 GB/s, no faster than the scalar kernels). The same lanes
      * as sixteen 4-double registers (h[j]: elements 4j..4j+3 of each 64, lanes 0-3 or 4-7
      * of a[j / 2]), each added to in the same order: the same bits. */
-    if ((dt == TALLY_F32 || dt == TALLY_F64) && sx == 1 && !ign) {
+    if (sx == 1 && !ign) {
       const float *xf = (const float *)x;
       const double *xd = (const double *)x;
       __m256d h[16];
       for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_pd();
-      if (dt == TALLY_F32)
+      if (dt == TALLY_F16 || dt == TALLY_BF16) /* 8 halves to 8 floats, then 4 + 4 doubles */
+        for (; i + 64 <= n; i += 64)
+          for (int j = 0; j < 16; j += 2) {
+            __m256 f = load8h_ps(dt, (const uint16_t *)x + i + 4 * j);
+            h[j] = _mm256_add_pd(h[j], _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+            h[j + 1] = _mm256_add_pd(h[j + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+          }
+      else if (dt == TALLY_F32)
         for (; i + 64 <= n; i += 64)
           for (int j = 0; j < 16; j++) h[j] = _mm256_add_pd(h[j], _mm256_cvtps_pd(_mm_loadu_ps(xf + i + 4 * j)));
       else
@@ -164,12 +171,16 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
 #if TALLY_AVX2_HALVES
     /* The 128 f32 lanes as sixteen 8-float registers (h[j]: elements 8j..8j+7 of each
      * 128, lanes 0-7 or 8-15 of a[j / 2]), added to in the same order: the same bits. */
-    if (dt == TALLY_F32 && sx == 1 && !ign) {
+    if (sx == 1 && !ign) {
       const float *xf = (const float *)x;
       __m256 h[16];
       for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_ps();
-      for (; i + 128 <= n; i += 128)
-        for (int j = 0; j < 16; j++) h[j] = _mm256_add_ps(h[j], _mm256_loadu_ps(xf + i + 8 * j));
+      if (dt == TALLY_F32)
+        for (; i + 128 <= n; i += 128)
+          for (int j = 0; j < 16; j++) h[j] = _mm256_add_ps(h[j], _mm256_loadu_ps(xf + i + 8 * j));
+      else
+        for (; i + 128 <= n; i += 128)
+          for (int j = 0; j < 16; j++) h[j] = _mm256_add_ps(h[j], load8h_ps(dt, (const uint16_t *)x + i + 8 * j));
       for (int k = 0; k < 8; k++) a[k] = vf_join(h[2 * k], h[2 * k + 1]);
     }
 #endif
@@ -211,16 +222,18 @@ AI void sum_int(int dt, KARGS) {
 #if TALLY_AVX2_HALVES
     /* In 256-bit registers (exact sums: any lanes will do; see sum_float for why not the
      * 64-byte lane vectors): bytes by sums of absolute differences from 0 (8 bytes to a
-     * 64-bit lane; i8 offset by 128 first), 16-bit values by pairs (vpmaddwd; u16 offset
-     * by 32768 first). The offsets come off the total at the end. */
-    if (sx == 1 && dt != TALLY_BOOL) {
+     * 64-bit lane; i8 offset by 128 first, bools' bytes made 0/1 first), 16-bit values by
+     * pairs (vpmaddwd; u16 offset by 32768 first). The offsets come off the total at the
+     * end. */
+    if (sx == 1) {
       const __m256i zero = _mm256_setzero_si256();
       __m256i h[4] = {zero, zero, zero, zero};
       if (DT_SIZE(dt) == 1) {
-        const __m256i flip = _mm256_set1_epi8(dt == TALLY_I8 ? (char)0x80 : 0);
+        const __m256i flip = _mm256_set1_epi8(dt == TALLY_I8 ? (char)0x80 : 0), one = _mm256_set1_epi8(1);
         for (; i + 128 <= n; i += 128)
           for (int k = 0; k < 4; k++) {
             __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)((const uint8_t *)x + i + 32 * k)), flip);
+            if (dt == TALLY_BOOL) v = _mm256_min_epu8(v, one);
             h[k] = _mm256_add_epi64(h[k], _mm256_sad_epu8(v, zero));
           }
       } else {
@@ -315,6 +328,22 @@ AI void prod_body(int dt, int fast, int ign, KARGS) {
     loc.k0 = (int64_t)p;
   } else if (fast && dt != TALLY_F64) {
     vf one = (vf){0} + 1.0f, a[4] = {one, one, one, one};
+#if TALLY_AVX2_HALVES
+    /* The 64 lanes as eight 8-float registers (h[j]: elements 8j..8j+7 of each 64, lanes
+     * 0-7 or 8-15 of a[j / 2]), multiplied in the same order: the same bits (see
+     * sum_float for why not the 64-byte lane vectors). */
+    if (sx == 1 && !ign) {
+      __m256 h[8];
+      for (int j = 0; j < 8; j++) h[j] = _mm256_set1_ps(1.0f);
+      if (dt == TALLY_F32)
+        for (; i + 64 <= n; i += 64)
+          for (int j = 0; j < 8; j++) h[j] = _mm256_mul_ps(h[j], _mm256_loadu_ps((const float *)x + i + 8 * j));
+      else
+        for (; i + 64 <= n; i += 64)
+          for (int j = 0; j < 8; j++) h[j] = _mm256_mul_ps(h[j], load8h_ps(dt, (const uint16_t *)x + i + 8 * j));
+      for (int k = 0; k < 4; k++) a[k] = vf_join(h[2 * k], h[2 * k + 1]);
+    }
+#endif
     for (; i + 64 <= n; i += 64)
       for (int k = 0; k < 4; k++) {
         vf v = load_vf(dt, x, i + 16 * k, sx);
@@ -332,6 +361,17 @@ AI void prod_body(int dt, int fast, int ign, KARGS) {
     loc.hi = p;
   } else {
     vd one = (vd){0} + 1.0, a[4] = {one, one, one, one};
+#if TALLY_AVX2_HALVES
+    /* The 32 lanes as eight 4-double registers (h[j]: elements 4j..4j+3 of each 32, lanes
+     * 0-3 or 4-7 of a[j / 2]), multiplied in the same order: the same bits. */
+    if (sx == 1 && !ign) {
+      __m256d h[8];
+      for (int j = 0; j < 8; j++) h[j] = _mm256_set1_pd(1.0);
+      for (; i + 32 <= n; i += 32)
+        for (int j = 0; j < 8; j++) h[j] = _mm256_mul_pd(h[j], load4_pd(dt, x, i + 4 * j));
+      for (int k = 0; k < 4; k++) a[k] = vd_join(h[2 * k], h[2 * k + 1]);
+    }
+#endif
     for (; i + 32 <= n; i += 32)
       for (int k = 0; k < 4; k++) {
         vd v = load_vd(dt, x, i + 8 * k, sx);
@@ -737,9 +777,50 @@ AI int64_t minmax_avx2_small(int dt, const void *x, int64_t n, int32_t *kmin, in
   return i;
 }
 
-/* The keys of the 32-bit-key dtypes with an AVX2 path: all but f16 and bf16. */
-#define AVX2_K32(dt) ((dt) != TALLY_F16 && (dt) != TALLY_BF16)
+/* f16 and bf16 by keys of their own 16 bits, h ^ ((h >> 15) & 0x7fff) as a float's key
+ * of its 32: the conversion to f32 is exact and monotone, so these keys order as the f32
+ * keys do (measured at 0.02-0.03 x the read probe converted to f32 in the generic lanes).
+ * The extremes go back to f32 keys at the end; under NAN_IGNORE the 16-bit identities
+ * (NaN keys) left there become the 32-bit ones. */
+AI int32_t key16_to_key32(int dt, int16_t k) {
+  uint16_t h = (uint16_t)(k ^ ((k >> 15) & 0x7fff));
+  return (int32_t)rd_key(dt, &h, 0);
+}
+AI int64_t minmax_avx2_half(int dt, int ign, const void *x, int64_t n, int32_t *kmin, int32_t *kmax) {
+  const __m256i top = _mm256_set1_epi16(INT16_MAX), bot = _mm256_set1_epi16(INT16_MIN);
+  const __m256i pinf = _mm256_set1_epi16(dt == TALLY_F16 ? 0x7c00 : 0x7f80);
+  const __m256i ninf = _mm256_set1_epi16((short)(dt == TALLY_F16 ? 0x83ff : 0x807f));
+  __m256i mn[4] = {top, top, top, top}, mx[4] = {bot, bot, bot, bot};
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    for (int k = 0; k < 4; k++) {
+      __m256i b = _mm256_loadu_si256((const __m256i *)((const int16_t *)x + i + 16 * k));
+      __m256i key = _mm256_xor_si256(b, _mm256_and_si256(_mm256_srai_epi16(b, 15), top)), lo = key, hi = key;
+      if (ign) {
+        __m256i nan = _mm256_or_si256(_mm256_cmpgt_epi16(key, pinf), _mm256_cmpgt_epi16(ninf, key));
+        lo = _mm256_blendv_epi8(key, top, nan);
+        hi = _mm256_blendv_epi8(key, bot, nan);
+      }
+      mn[k] = _mm256_min_epi16(mn[k], lo);
+      mx[k] = _mm256_max_epi16(mx[k], hi);
+    }
+  if (i == 0) return 0;
+  int16_t a[16], b[16], lo = INT16_MAX, hi = INT16_MIN;
+  _mm256_storeu_si256((__m256i *)a, _mm256_min_epi16(_mm256_min_epi16(mn[0], mn[1]), _mm256_min_epi16(mn[2], mn[3])));
+  _mm256_storeu_si256((__m256i *)b, _mm256_max_epi16(_mm256_max_epi16(mx[0], mx[1]), _mm256_max_epi16(mx[2], mx[3])));
+  for (int l = 0; l < 16; l++) {
+    if (a[l] < lo) lo = a[l];
+    if (b[l] > hi) hi = b[l];
+  }
+  int32_t klo = ign && lo == INT16_MAX ? INT32_MAX : key16_to_key32(dt, lo);
+  int32_t khi = ign && hi == INT16_MIN ? INT32_MIN : key16_to_key32(dt, hi);
+  if (klo < *kmin) *kmin = klo;
+  if (khi > *kmax) *kmax = khi;
+  return i;
+}
+
 AI int64_t minmax_avx2_k32(int dt, int ign, const void *x, int64_t n, int32_t *kmin, int32_t *kmax) {
+  if (dt == TALLY_F16 || dt == TALLY_BF16) return minmax_avx2_half(dt, ign, x, n, kmin, kmax);
   if (DT_SIZE(dt) == 4) return minmax_avx2_32(dt, ign, x, n, kmin, kmax);
   return minmax_avx2_small(dt, x, n, kmin, kmax);
 }
@@ -756,7 +837,7 @@ AI void minmax_body(int dt, int ign, KARGS) {
     mn[0] = mn[1] = (vi){0} + INT32_MAX;
     mx[0] = mx[1] = (vi){0} + INT32_MIN;
 #if TALLY_AVX2_HALVES
-    if (sx == 1 && AVX2_K32(dt)) {
+    if (sx == 1) {
       int32_t kmin = INT32_MAX, kmax = INT32_MIN;
       i = minmax_avx2_k32(dt, ign, x, n, &kmin, &kmax);
       mn[0][0] = kmin;
@@ -874,7 +955,7 @@ AI int first_eq64(vl a, int64_t t) {
  * is contiguous: the generic lane vectors live in memory without AVX-512 (ARGMAX f32
  * measured at 0.06 x the read probe on an AMD EPYC, u8 at 0.01). */
 #define ARG_PASS1_AVX2(AVX2F, TK)                                                       \
-  if (sx == 1 && (sizeof(TK) == 8 || AVX2_K32(dt))) {                                   \
+  if (sx == 1) {                                                                        \
     TK lo = ismax ? other : ident, hi = ismax ? ident : other; /* nothing seen yet */   \
     i = AVX2F(dt, ign, (const char *)x + b * DT_SIZE(dt), m, &lo, &hi);                 \
     ext[0][0] = ismax ? hi : lo;                                                        \
@@ -883,11 +964,13 @@ AI int first_eq64(vl a, int64_t t) {
 
 /* Pass 2 on contiguous elements: the first of the m elements at p whose bits are those of
  * key e (keys map one-to-one onto bits), 32 bytes at a time; -1 if none there. *j: the
- * elements looked at. Not for bool (any nonzero byte is key 1) nor f16/bf16. */
+ * elements looked at. Not for bool (any nonzero byte is key 1); e not a NaN's. */
 AI int64_t first_key_avx2(int dt, const void *p, int64_t m, int64_t e, int64_t *j) {
   const int sz = DT_SIZE(dt);
   int64_t raw = e; /* the float and unsigned key maps are their own inverses */
-  if (dt == TALLY_F32) raw = (int32_t)e ^ (((int32_t)e >> 31) & INT32_MAX);
+  if (dt == TALLY_F32 || dt == TALLY_F16 || dt == TALLY_BF16) raw = (int32_t)e ^ (((int32_t)e >> 31) & INT32_MAX);
+  if (dt == TALLY_F16) { float f; int32_t b = (int32_t)raw; memcpy(&f, &b, 4); raw = (int16_t)_cvtss_sh(f, 0); } /* exact: e is an f16's */
+  else if (dt == TALLY_BF16) raw = (int32_t)raw >> 16;
   else if (dt == TALLY_U32) raw = (int32_t)e ^ INT32_MIN;
   else if (dt == TALLY_F64) raw = e ^ ((e >> 63) & INT64_MAX);
   else if (dt == TALLY_U64) raw = e ^ INT64_MIN;
@@ -909,7 +992,7 @@ AI int64_t first_key_avx2(int dt, const void *p, int64_t m, int64_t e, int64_t *
   return -1;
 }
 #define ARG_PASS2_AVX2                                                                  \
-  if (sx == 1 && dt != TALLY_BOOL && AVX2_K32(dt))                                      \
+  if (sx == 1 && dt != TALLY_BOOL)                                                      \
     at = first_key_avx2(dt, (const char *)x + b * DT_SIZE(dt), m, e, &j);
 #else
 #define ARG_PASS1_AVX2(AVX2F, TK)
@@ -1019,28 +1102,7 @@ AI void chan_merge_vd(vd *n, vd *m, vd *m2, vd nb, vd mb, vd m2b) {
 }
 
 #if TALLY_AVX2_HALVES
-/* Elements i..i+3 of a contiguous array as doubles, the values load_vd gives (every
- * conversion here is exact). Not for f16, bf16 or 64-bit integers. */
-AI __m256d load4_pd(int dt, const void *p, int64_t i) {
-  const char *c = (const char *)p + i * DT_SIZE(dt);
-  int32_t w; /* four bytes */
-  switch (dt) {
-  case TALLY_F64: return _mm256_loadu_pd((const double *)c);
-  case TALLY_F32: return _mm256_cvtps_pd(_mm_loadu_ps((const float *)c));
-  case TALLY_I32: return _mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)c));
-  case TALLY_U32: /* as i32 offset by 2^31, then the offset back: both steps exact */
-    return _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(_mm_loadu_si128((const __m128i *)c), _mm_set1_epi32(INT32_MIN))),
-                         _mm256_set1_pd(2147483648.0));
-  case TALLY_I16: return _mm256_cvtepi32_pd(_mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)c)));
-  case TALLY_U16: return _mm256_cvtepi32_pd(_mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)c)));
-  case TALLY_I8: memcpy(&w, c, 4); return _mm256_cvtepi32_pd(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(w)));
-  case TALLY_U8: memcpy(&w, c, 4); return _mm256_cvtepi32_pd(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(w)));
-  default: /* bool: any nonzero byte is 1 */
-    memcpy(&w, c, 4);
-    return _mm256_cvtepi32_pd(_mm_min_epu32(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(w)), _mm_set1_epi32(1)));
-  }
-}
-#define AVX2_PD(dt) ((dt) != TALLY_F16 && (dt) != TALLY_BF16 && (dt) != TALLY_I64 && (dt) != TALLY_U64)
+#define AVX2_PD(dt) ((dt) != TALLY_I64 && (dt) != TALLY_U64)
 
 /* VAR's full blocks of contiguous input (the first `full` elements, a multiple of 32) in
  * 256-bit halves: half j holds lanes 0-3 or 4-7 of var_body's lane vector j / 2 (elements
@@ -1121,6 +1183,8 @@ static __attribute__((noipa)) void var_blocks_avx2(int dt, const void *x, int64_
   case TALLY_I32: var_blocks_halves(TALLY_I32, x, full, K, ln, lm, lM2); break;
   case TALLY_U32: var_blocks_halves(TALLY_U32, x, full, K, ln, lm, lM2); break;
   case TALLY_F32: var_blocks_halves(TALLY_F32, x, full, K, ln, lm, lM2); break;
+  case TALLY_F16: var_blocks_halves(TALLY_F16, x, full, K, ln, lm, lM2); break;
+  case TALLY_BF16: var_blocks_halves(TALLY_BF16, x, full, K, ln, lm, lM2); break;
   default: var_blocks_halves(TALLY_F64, x, full, K, ln, lm, lM2); break;
   }
 }
