@@ -1262,7 +1262,102 @@ AI void var_body(int dt, int ign, KARGS) {
   tally__part_merge(acc, &loc, TALLY__FAM_VAR);
 }
 
+/* bool and 8/16-bit integers: the chunk's exact integer sums S = Σy and Q = Σy² of
+ * y = x − c, turned once into (n, mean − K, M2) with M2 = (n·Q − S²)/n from the exact
+ * n·Q − S² (the same for any c): one rounding to f64 and one in the division, more
+ * accurate than var_body's f64 lanes, and integer arithmetic that keeps up with the
+ * loads. Exact sums do not depend on lanes or order: every ISA gives the same bits.
+ * c (VAR_C) puts y in [0, 255] for bytes and in [-32768, 32767] for 16 bits; with at most
+ * 2^16 elements every lane sum below stays under 2^31. */
+#define VAR_C(dt) ((dt) == TALLY_I8 ? -128 : (dt) == TALLY_U16 ? 32768 : 0)
+
+#if TALLY_AVX2_HALVES
+/* S and Q of the first elements of contiguous x (a multiple of 32 or 16), returned. Bytes:
+ * S by vpsadbw, Q by vpmaddwd of the bytes unpacked to 16 bits (pairs < 2^17; the
+ * unpack's order changes no exact sum). 16 bits: S and Q by vpmaddwd; a pair of squares
+ * (up to 2^31) is added to two lanes by its high and low 16 bits. */
+AI int64_t var_sums_avx2(int dt, const void *x, int64_t n, int64_t *S, int64_t *Q) {
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i s = zero, q0 = zero, q1 = zero;
+  int64_t i = 0;
+  if (DT_SIZE(dt) == 1) {
+    const __m256i one = _mm256_set1_epi8(1), flip = _mm256_set1_epi8(dt == TALLY_I8 ? (char)0x80 : 0);
+    for (; i + 32 <= n; i += 32) {
+      __m256i v = _mm256_loadu_si256((const __m256i *)((const uint8_t *)x + i));
+      v = dt == TALLY_BOOL ? _mm256_min_epu8(v, one) : _mm256_xor_si256(v, flip); /* y */
+      __m256i lo = _mm256_unpacklo_epi8(v, zero), hi = _mm256_unpackhi_epi8(v, zero);
+      s = _mm256_add_epi64(s, _mm256_sad_epu8(v, zero));
+      q0 = _mm256_add_epi32(q0, _mm256_madd_epi16(lo, lo));
+      q1 = _mm256_add_epi32(q1, _mm256_madd_epi16(hi, hi));
+    }
+    int64_t ls[4];
+    int32_t lq[8];
+    _mm256_storeu_si256((__m256i *)ls, s);
+    _mm256_storeu_si256((__m256i *)lq, _mm256_add_epi32(q0, q1));
+    *S = (ls[0] + ls[1]) + (ls[2] + ls[3]);
+    *Q = 0;
+    for (int l = 0; l < 8; l++) *Q += lq[l];
+  } else {
+    const __m256i one = _mm256_set1_epi16(1), low = _mm256_set1_epi32(0xffff);
+    const __m256i flip = _mm256_set1_epi16(dt == TALLY_U16 ? (short)0x8000 : 0);
+    for (; i + 16 <= n; i += 16) {
+      __m256i v = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)((const int16_t *)x + i)), flip); /* y */
+      __m256i r = _mm256_madd_epi16(v, v);
+      s = _mm256_add_epi32(s, _mm256_madd_epi16(v, one));
+      q0 = _mm256_add_epi32(q0, _mm256_srli_epi32(r, 16));
+      q1 = _mm256_add_epi32(q1, _mm256_and_si256(r, low));
+    }
+    int32_t ls[8], lh[8], ll[8];
+    _mm256_storeu_si256((__m256i *)ls, s);
+    _mm256_storeu_si256((__m256i *)lh, q0);
+    _mm256_storeu_si256((__m256i *)ll, q1);
+    *S = *Q = 0;
+    for (int l = 0; l < 8; l++) {
+      *S += ls[l];
+      *Q += ((int64_t)lh[l] << 16) + ll[l];
+    }
+  }
+  return i;
+}
+#endif
+
+AI void var_small_int(int dt, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_VAR, 0);
+  const int64_t c = VAR_C(dt);
+  int64_t S = 0, Q = 0, i = 0;
+#if TALLY_AVX2_HALVES
+  if (sx == 1) i = var_sums_avx2(dt, x, n, &S, &Q);
+#endif
+  vi s = {0}, qh = {0}, ql = {0}; /* y² < 2^31 by its high and low 16 bits, as above */
+  for (; i + 16 <= n; i += 16) {
+    vi d = load_key32(dt, x, i, sx) - (int32_t)c, q = d * d;
+    s += d;
+    qh += q >> 16;
+    ql += q & 0xffff;
+  }
+  for (int l = 0; l < 16; l++) {
+    S += s[l];
+    Q += ((int64_t)qh[l] << 16) + ql[l];
+  }
+  for (; i < n; i++) {
+    int64_t d = rd_l(dt, x, i * sx) - c;
+    S += d;
+    Q += d * d;
+  }
+  if (n > 0) {
+    /* K is the slice's first element, an integer here; the other branch is for safety */
+    const double K = kp->shift;
+    const int exactK = fabs(K) < 0x1p52 && (double)(int64_t)K == K;
+    loc.n = n;
+    loc.hi = (exactK ? (double)(S + n * (c - (int64_t)K)) : (double)(S + n * c) - (double)n * K) / (double)n;
+    loc.lo = (double)((__int128)n * Q - (__int128)S * S) / (double)n;
+  }
+  tally__part_merge(acc, &loc, TALLY__FAM_VAR);
+}
+
 AI void k_var(int dt, KARGS) {
+  if (!IS_FLOAT(dt) && DT_SIZE(dt) <= 2) { var_small_int(dt, acc, x, y, sx, sy, n, idx0, kp); return; }
   if (kp->ignore_nan && IS_FLOAT(dt)) var_body(dt, 1, acc, x, y, sx, sy, n, idx0, kp);
   else var_body(dt, 0, acc, x, y, sx, sy, n, idx0, kp);
 }
