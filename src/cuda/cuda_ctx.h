@@ -77,6 +77,8 @@ void tally__cuda_kernels_free(tally__cuda_ctx *c);
  * the allocation it lies in (start, size; 0 when unknown). No error is raised for unknown
  * pointers (cuPointerGetAttributes), so sanitizers stay quiet. */
 unsigned tally__cuda_mem_type(tally__cuda_ctx *c, const void *ptr, uint64_t *start, size_t *size);
+/* Whether [p, p + bytes) lies in one pinned host allocation the driver knows. */
+bool tally__cuda_pinned(tally__cuda_ctx *c, const void *p, int64_t bytes);
 
 /* Compile without a device (tests, CI): NVRTC only, for architecture `arch` (e.g.
  * "sm_90"). On failure, log (may be NULL) receives NVRTC's log. With driver > 0, the

@@ -146,7 +146,7 @@ static void host_copy(tally__pool *pool, void *dst, const void *src, int64_t byt
 
 /* Whether [p, p + bytes) lies in one pinned host allocation the driver knows (then the
  * DMA engine can read it where it is). */
-static bool pinned(tally__cuda_ctx *c, const void *p, int64_t bytes) {
+bool tally__cuda_pinned(tally__cuda_ctx *c, const void *p, int64_t bytes) {
   uint64_t start = 0, a = (uint64_t)(uintptr_t)p;
   size_t size = 0;
   if (tally__cuda_mem_type(c, p, &start, &size) != CU_MEMORYTYPE_HOST_) return false;
@@ -220,7 +220,7 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
   const int ninputs = tally__op_binary(p->op) ? 2 : 1;
   const char *in[2] = {x, y};
   bool direct[2] = {false, false}; /* pinned already: DMA from where it is */
-  for (int i = 0; i < ninputs; i++) direct[i] = pinned(c, in[i], n * es);
+  for (int i = 0; i < ninputs; i++) direct[i] = tally__cuda_pinned(c, in[i], n * es);
   tally__family fam = tally__family_of(p->op, p->dtype);
   tally_context *cpuctx;
   tally_status s;
