@@ -47,7 +47,8 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
 /* Whether this context's kernel for (fam, dt) reads contiguous input at about memory
  * speed on its ISA (a table of measurements: docs/PERFORMANCE.md), so that a GPU backend
  * may reduce a pageable host input on the host rather than copy it (cuda/stream.c). */
-bool tally__cpu_reads_at_memory_speed(const tally_context *ctx, tally__family fam, tally_dtype dt);
+bool tally__cpu_reads_at_memory_speed(const tally_context *ctx, tally__family fam, tally_dtype dt,
+                                      bool ignore_nan);
 size_t tally__cpu_workspace_size(const tally_context *ctx, const tally__problem *p);
 
 /* The sequential and naive variants (sequential.c): one slice, in index order. */

@@ -183,7 +183,7 @@ static host_share host_share_for(const tally__problem *p, tally_context *cpuctx,
     if (h.den < 1 || h.num < 0 || h.num > h.den) h.num = 0, h.den = 1;
     return h;
   }
-  if (tally__cpu_reads_at_memory_speed(cpuctx, fam, p->dtype)) h.num = 1;
+  if (tally__cpu_reads_at_memory_speed(cpuctx, fam, p->dtype, p->opt.nan == TALLY_NAN_IGNORE)) h.num = 1;
   return h;
 }
 
