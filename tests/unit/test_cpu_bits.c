@@ -4,7 +4,7 @@
  * element that decides the answer at the start, in the middle or in the tail after the
  * last full vector. The AVX2 paths count and fold in 256-bit registers; the conformance
  * data would pass some of their mistakes (a float compared without its sign bit cleared
- * at the wrong width, a dropped tail). */
+ * at the wrong width, a dropped tail). Also DOT and SUMSQ of bool on raw bytes. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +108,29 @@ int main(void) {
           }
         }
   }
+  /* DOT and SUMSQ of bool, on raw bytes: the places where both are nonzero. */
+  unsigned char *y = malloc(NMAX);
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+    int64_t n = sizes[si];
+    uint64_t seed = 99 + si;
+    unsigned char *b = x;
+    for (int64_t i = 0; i < n; i++) b[i] = rng(&seed) % 3 ? (unsigned char)rng(&seed) : 0, y[i] = rng(&seed) % 3 ? (unsigned char)rng(&seed) : 0;
+    int64_t dot = 0, sq = 0;
+    for (int64_t i = 0; i < n; i++) dot += b[i] && y[i], sq += b[i] != 0;
+    for (int k = 0; k < 3; k++) {
+      unsigned char got[16];
+      int64_t g;
+      if (!ctx[k]) continue;
+      tally_array in = tally_array_1d(b, TALLY_BOOL, n), in2 = tally_array_1d(y, TALLY_BOOL, n), o = tally_array_1d(got, TALLY_I64, 1);
+      CHECK(tally_reduce(ctx[k], TALLY_DOT, &in, &in2, &o, NULL) == TALLY_OK, "dot: %s", tally_errmsg(ctx[k]));
+      memcpy(&g, got, 8);
+      CHECK(g == dot, "dot bool n=%" PRId64 " on %s: %" PRId64 ", expected %" PRId64, n, isas[k], g, dot);
+      CHECK(run(ctx[k], TALLY_SUMSQ, TALLY_BOOL, b, n, got), "sumsq bool");
+      memcpy(&g, got, 8);
+      CHECK(g == sq, "sumsq bool n=%" PRId64 " on %s: %" PRId64 ", expected %" PRId64, n, isas[k], g, sq);
+    }
+  }
+  free(y);
   free(x);
   for (int k = 0; k < 3; k++) tally_close(ctx[k]);
   return tu_done("cpu_bits");
