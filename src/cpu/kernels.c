@@ -312,7 +312,7 @@ AI void k_sum(int dt, KARGS) {
 
 /* ------------------------------------------------------------ PROD */
 
-#if TALLY_AVX2_HALVES
+#if TALLY_AVX2_EXACT
 /* Integer products modulo 2^64 are exact, so any lanes and order will do (see sum_float
  * for why not the 64-byte lane vectors; u8 PROD measured at 0.01 x the read probe
  * through them). AVX2 has no 64-bit multiply: a·b mod 2^64 from three 32x32 -> 64 ones. */
@@ -370,7 +370,7 @@ AI void prod_body(int dt, int fast, int ign, KARGS) {
   if (!IS_FLOAT(dt)) {
     vul a[4];
     for (int k = 0; k < 4; k++) a[k] = (vul){0} + 1;
-#if TALLY_AVX2_HALVES
+#if TALLY_AVX2_EXACT
     if (sx == 1 && DT_SIZE(dt) <= 4) {
       uint64_t p;
       i = prod_int_avx2(dt, x, n, &p);
@@ -614,7 +614,7 @@ AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
   tally__part_merge(acc, &loc, TALLY__FAM_DOT);
 }
 
-#if TALLY_AVX2_HALVES
+#if TALLY_AVX2_EXACT
 /* DOT of bool counts the places where both bytes are nonzero: 32 at a time, the places
  * where either is zero counted in bytes (flushed by vpsadbw before 255). Sets *done (a
  * multiple of 128) and returns the count there. */
@@ -645,7 +645,7 @@ AI void dot_int(int dt, int sq, KARGS) {
   const void *yy = sq ? x : y;
   int64_t sy2 = sq ? sx : sy, i = 0;
   vul a[4] = {0};
-#if TALLY_AVX2_HALVES
+#if TALLY_AVX2_EXACT
   /* Exact products summed modulo 2^64: any lanes will do (see sum_float for why not the
    * 64-byte lane vectors; u8 DOT measured at 0.03 x the read probe through them). */
   if (sx == 1 && sy2 == 1 && dt != TALLY_BOOL && DT_SIZE(dt) <= 4) {
@@ -862,6 +862,9 @@ AI int64_t minmax_avx2_small(int dt, const void *x, int64_t n, int32_t *kmin, in
   return i;
 }
 
+#endif
+
+#if TALLY_AVX2_EXACT
 /* f16 and bf16 by keys of their own 16 bits, h ^ ((h >> 15) & 0x7fff) as a float's key
  * of its 32: the conversion to f32 is exact and monotone, so these keys order as the f32
  * keys do (measured at 0.02-0.03 x the read probe converted to f32 in the generic lanes).
@@ -904,10 +907,24 @@ AI int64_t minmax_avx2_half(int dt, int ign, const void *x, int64_t n, int32_t *
   return i;
 }
 
+#endif
+
+#if TALLY_AVX2_HALVES
 AI int64_t minmax_avx2_k32(int dt, int ign, const void *x, int64_t n, int32_t *kmin, int32_t *kmax) {
   if (dt == TALLY_F16 || dt == TALLY_BF16) return minmax_avx2_half(dt, ign, x, n, kmin, kmax);
   if (DT_SIZE(dt) == 4) return minmax_avx2_32(dt, ign, x, n, kmin, kmax);
   return minmax_avx2_small(dt, x, n, kmin, kmax);
+}
+#elif TALLY_AVX2_EXACT
+/* AVX-512: the generic lanes keep up with the loads but for f16 and bf16, whose keys they
+ * build in 32 bits (see TALLY_AVX2_EXACT); 0 (nothing done) for the rest. */
+AI int64_t minmax_avx2_k32(int dt, int ign, const void *x, int64_t n, int32_t *kmin, int32_t *kmax) {
+  if (dt == TALLY_F16 || dt == TALLY_BF16) return minmax_avx2_half(dt, ign, x, n, kmin, kmax);
+  return 0;
+}
+AI int64_t minmax_avx2_64(int dt, int ign, const void *x, int64_t n, int64_t *kmin, int64_t *kmax) {
+  (void)dt, (void)ign, (void)x, (void)n, (void)kmin, (void)kmax;
+  return 0;
 }
 #endif
 
@@ -921,7 +938,7 @@ AI void minmax_body(int dt, int ign, KARGS) {
     vi mn[2], mx[2];
     mn[0] = mn[1] = (vi){0} + INT32_MAX;
     mx[0] = mx[1] = (vi){0} + INT32_MIN;
-#if TALLY_AVX2_HALVES
+#if TALLY_AVX2_EXACT
     if (sx == 1) {
       int32_t kmin = INT32_MAX, kmax = INT32_MIN;
       i = minmax_avx2_k32(dt, ign, x, n, &kmin, &kmax);
@@ -1035,10 +1052,11 @@ AI int first_eq64(vl a, int64_t t) {
 #endif
 }
 
-#if TALLY_AVX2_HALVES
+#if TALLY_AVX2_EXACT
 /* Pass 1 in 256-bit registers (minmax_avx2_*, the same keys and NaN rule) where the block
  * is contiguous: the generic lane vectors live in memory without AVX-512 (ARGMAX f32
- * measured at 0.06 x the read probe on an AMD EPYC, u8 at 0.01). */
+ * measured at 0.06 x the read probe on an AMD EPYC, u8 at 0.01); with AVX-512, for f16
+ * and bf16 only (minmax_avx2_k32 does nothing for the rest there). */
 #define ARG_PASS1_AVX2(AVX2F, TK)                                                       \
   if (sx == 1) {                                                                        \
     TK lo = ismax ? other : ident, hi = ismax ? ident : other; /* nothing seen yet */   \
@@ -1046,7 +1064,11 @@ AI int first_eq64(vl a, int64_t t) {
     ext[0][0] = ismax ? hi : lo;                                                        \
     oth[0][0] = ismax ? lo : hi;                                                        \
   }
+#else
+#define ARG_PASS1_AVX2(AVX2F, TK)
+#endif
 
+#if TALLY_AVX2_HALVES
 /* Pass 2 on contiguous elements: the first of the m elements at p whose bits are those of
  * key e (keys map one-to-one onto bits), 32 bytes at a time; -1 if none there. *j: the
  * elements looked at. Not for bool (any nonzero byte is key 1); e not a NaN's. */
@@ -1080,7 +1102,6 @@ AI int64_t first_key_avx2(int dt, const void *p, int64_t m, int64_t e, int64_t *
   if (sx == 1 && dt != TALLY_BOOL)                                                      \
     at = first_key_avx2(dt, (const char *)x + b * DT_SIZE(dt), m, e, &j);
 #else
-#define ARG_PASS1_AVX2(AVX2F, TK)
 #define ARG_PASS2_AVX2
 #endif
 
@@ -1356,7 +1377,7 @@ AI void var_body(int dt, int ign, KARGS) {
  * 2^16 elements every lane sum below stays under 2^31. */
 #define VAR_C(dt) ((dt) == TALLY_I8 ? -128 : (dt) == TALLY_U16 ? 32768 : 0)
 
-#if TALLY_AVX2_HALVES
+#if TALLY_AVX2_EXACT
 /* S and Q of the first elements of contiguous x (a multiple of 32 or 16), returned. Bytes:
  * S by vpsadbw, Q by vpmaddwd of the bytes unpacked to 16 bits (pairs < 2^17; the
  * unpack's order changes no exact sum). 16 bits: S and Q by vpmaddwd; a pair of squares
@@ -1411,7 +1432,7 @@ AI void var_small_int(int dt, KARGS) {
   tally__part_init(&loc, TALLY__FAM_VAR, 0);
   const int64_t c = VAR_C(dt);
   int64_t S = 0, Q = 0, i = 0;
-#if TALLY_AVX2_HALVES
+#if TALLY_AVX2_EXACT
   if (sx == 1) i = var_sums_avx2(dt, x, n, &S, &Q);
 #endif
   vi s = {0}, qh = {0}, ql = {0}; /* y² < 2^31 by its high and low 16 bits, as above */

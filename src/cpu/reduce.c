@@ -276,11 +276,12 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
 /* On every ISA: sums, dot products and extremes of 4- and 8-byte elements. Beyond those,
  * per ISA, what was measured fast (docs/PERFORMANCE.md, "Which pageable inputs the host
  * reduces", 2026-11-26):
- *   AVX-512 (an H200's host, Xeon, 16 threads, 2^26 elements): every op and dtype measured
- *     reduced faster on the host than the GPU's stream of the same pageable input (40-46
- *     GB/s, the host's copy into pinned buffers being its bound), except VAR of bool and
- *     8/16-bit integers and PROD and DOT of 8/16-bit integers (10-25 GB/s on the host);
- *     i8 and u16 taken as u8 and i16.
+ *   AVX-512 (an H200's and an H100's hosts, Xeon, 16 threads, 2^26 elements): every op
+ *     and dtype measured reduced faster on the host than the GPU's stream of the same
+ *     pageable input (40-46 GB/s, the host's copy into pinned buffers being its bound);
+ *     VAR of bool and 8/16-bit integers and PROD and DOT of 8/16-bit integers since they
+ *     take the exact AVX2 kernels there (TALLY_AVX2_EXACT: 88-189 GB/s, from 7-25; run 27
+ *     of 2026-11-26). AFFINE not measured.
  *   AVX2 (an AMD EPYC, no GPU there): kernels reading at 0.7 x the read probe or more,
  *     2^24 elements, in two runs (that beats a copy, which reads and writes): sums and
  *     extremes of every integer type, VAR of f32/f64/i32, PROD of bool and 4/8-byte types,
@@ -302,10 +303,7 @@ bool tally__cpu_reads_at_memory_speed(const tally_context *ctx, tally__family fa
   if ((fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT || extremes) && wide) return true;
   switch (c->isa) {
   case TALLY__ISA_AVX512:
-    if (fam == TALLY__FAM_AFFINE) return false; /* not measured */
-    if (fam == TALLY__FAM_VAR && narrow_int) return false;
-    if ((fam == TALLY__FAM_PROD || fam == TALLY__FAM_DOT) && narrow_int && dt != TALLY_BOOL) return false;
-    return true;
+    return fam != TALLY__FAM_AFFINE; /* AFFINE: not measured */
   case TALLY__ISA_AVX2:
     if (fam == TALLY__FAM_SUM || extremes) return narrow_int;
     if (fam == TALLY__FAM_VAR) return dt == TALLY_F32 || dt == TALLY_F64 || dt == TALLY_I32;
