@@ -196,8 +196,17 @@ AI vd load_vd(int dt, const void *p, int64_t i, int64_t s) {
                      _mm256_cvtps_pd(_mm_loadu_ps((const float *)p + i + 4)));
 #endif
     vf8 v; READ_ELEMS(&v, p, i, s, 8, 4); return __builtin_convertvector(v, vd); }
-  case TALLY_F16: { uint16_t b[8]; READ_ELEMS(b, p, i, s, 8, 2); return __builtin_convertvector(f16x8_to_vf8(b), vd); }
-  case TALLY_BF16: { uint16_t b[8]; READ_ELEMS(b, p, i, s, 8, 2); return __builtin_convertvector(bf16x8_to_vf8(b), vd); }
+  case TALLY_F16:
+  case TALLY_BF16: {
+    uint16_t b[8];
+    READ_ELEMS(b, p, i, s, 8, 2);
+    vf8 f = dt == TALLY_F16 ? f16x8_to_vf8(b) : bf16x8_to_vf8(b);
+#if defined(__AVX512F__)
+    return (vd)_mm512_cvtps_pd((__m256)f); /* as for f32 above: one vcvtps2pd */
+#else
+    return __builtin_convertvector(f, vd);
+#endif
+  }
   case TALLY_BOOL: { typedef uint8_t v8 __attribute__((vector_size(8))); v8 b; READ_ELEMS(&b, p, i, s, 8, 1); b = (v8)(b != 0) & 1; return __builtin_convertvector(b, vd); }
   case TALLY_I8: { typedef int8_t v8 __attribute__((vector_size(8))); v8 b; READ_ELEMS(&b, p, i, s, 8, 1); return __builtin_convertvector(b, vd); }
   case TALLY_U8: { typedef uint8_t v8 __attribute__((vector_size(8))); v8 b; READ_ELEMS(&b, p, i, s, 8, 1); return __builtin_convertvector(b, vd); }

@@ -22,11 +22,16 @@ typedef unsigned long long u64;
 #define BARRIER() __syncthreads()
 /* A barrier of `count` threads (a multiple of 32), numbered id (1..15; 0 is BARRIER's):
  * the block's first `count` where only they take part, the other warps going on. Unlike
- * BARRIER, threads may meet it at different places in the code. */
-#define BARRIER_FIRST(id, count) asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory")
-/* Arrive at barrier `id` of `count` threads without waiting (bar.arrive): the writes to
- * local memory before it are seen by the threads that wait there with BARRIER_FIRST. */
-#define BARRIER_ARRIVE(id, count) asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory")
+ * BARRIER, threads may meet it at different places in the code. barrier.sync, not
+ * bar.sync (= barrier.sync.aligned, which requires every thread of a warp to execute it
+ * together): the scan's look-back warp reaches it from code where its lanes branched
+ * (lane 0 alone writes the carry just before), and an aligned barrier met by a split warp
+ * is undefined (compute-sanitizer synccheck: "Barrier error ... Divergent thread(s)"). */
+#define BARRIER_FIRST(id, count) asm volatile("barrier.sync %0, %1;" ::"r"(id), "r"(count) : "memory")
+/* Arrive at barrier `id` of `count` threads without waiting (barrier.arrive, unaligned as
+ * above): the writes to local memory before it are seen by the threads that wait there
+ * with BARRIER_FIRST. */
+#define BARRIER_ARRIVE(id, count) asm volatile("barrier.arrive %0, %1;" ::"r"(id), "r"(count) : "memory")
 #define LOCAL_ID ((int)threadIdx.x)
 #define GROUP_ID ((i64)blockIdx.x)
 #define GROUP_ID_Y ((i64)blockIdx.y)
