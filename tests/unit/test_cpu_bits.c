@@ -9,28 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "tally.h"
+#include "cpu_isa_check.h"
 
 #define NMAX (2 * 65536 + 333) /* more than one chunk, and a tail */
 
-static const char *const isas[] = {"cpu:isa=scalar", "cpu:isa=avx2", "cpu:isa=avx512"};
 static const int64_t sizes[] = {NMAX, 4096 + 61, 255 * 128 + 200, 127, 5};
 
-static uint64_t rng(uint64_t *s) {
-  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-  return *s >> 11;
-}
+static uint64_t rng(uint64_t *s) { return tu_lcg(s) >> 11; }
 
 static int is_float(tally_dtype dt) {
   return dt == TALLY_F16 || dt == TALLY_BF16 || dt == TALLY_F32 || dt == TALLY_F64;
 }
-static uint64_t get(const void *x, size_t sz, int64_t i) {
-  uint64_t v = 0;
-  memcpy(&v, (const char *)x + (size_t)i * sz, sz); /* little-endian */
-  return v;
-}
-static void put(void *x, size_t sz, int64_t i, uint64_t v) { memcpy((char *)x + (size_t)i * sz, &v, sz); }
 static int nonzero(tally_dtype dt, size_t sz, uint64_t v) {
   uint64_t all = sz == 8 ? ~0ull : (1ull << (8 * sz)) - 1;
   uint64_t sign = 1ull << (8 * sz - 1);
@@ -53,27 +42,15 @@ static void fill(tally_dtype dt, size_t sz, void *x, int64_t n, int kind, int64_
       v = c < 3 ? 0 : c == 3 ? sign : c == 4 ? 1ull << (b % (8 * sz)) : b & all;
     }
     if (dt == TALLY_BOOL && kind == 1) v = 1 + r % 255; /* any nonzero byte is true */
-    put(x, sz, i, v);
+    tu_put(x, sz, i, v);
   }
-  if (kind == 1) put(x, sz, at, negz);
-  if (kind == 2) put(x, sz, at, dt == TALLY_BOOL ? 128 : 1ull << (8 * sz - 2));
-}
-
-static int run(tally_context *ctx, tally_op op, tally_dtype dt, const void *x, int64_t n, unsigned char out[16]) {
-  tally_dtype rd;
-  if (tally_result_dtype(op, dt, &rd) != TALLY_OK) return 0;
-  memset(out, 0, 16);
-  tally_array in = tally_array_1d((void *)x, dt, n), o = tally_array_1d(out, rd, 1);
-  tally_status s = tally_reduce(ctx, op, &in, NULL, &o, NULL);
-  CHECK(s == TALLY_OK, "reduce: %s", tally_errmsg(ctx));
-  return s == TALLY_OK;
+  if (kind == 1) tu_put(x, sz, at, negz);
+  if (kind == 2) tu_put(x, sz, at, dt == TALLY_BOOL ? 128 : 1ull << (8 * sz - 2));
 }
 
 int main(void) {
-  tally_context *ctx[3];
-  for (int k = 0; k < 3; k++)
-    if (tally_open(isas[k], &ctx[k]) != TALLY_OK) ctx[k] = NULL;
-  CHECK(ctx[0] != NULL, "the scalar ISA does not open: %s", tally_errmsg(NULL));
+  tally_context *ctx[TU_NISA];
+  tu_isa_open(ctx);
   void *x = malloc((size_t)NMAX * 8);
   const tally_op ops[] = {TALLY_ANY, TALLY_ALL, TALLY_COUNT_NONZERO, TALLY_BITAND, TALLY_BITOR, TALLY_BITXOR};
   for (int dti = 0; dti < TALLY_DTYPE_COUNT_; dti++) {
@@ -87,7 +64,7 @@ int main(void) {
           int64_t cnt = 0;
           uint64_t band = ~0ull, bor = 0, bxor = 0;
           for (int64_t i = 0; i < n; i++) {
-            uint64_t v = get(x, sz, i);
+            uint64_t v = tu_get(x, sz, i);
             cnt += nonzero(dt, sz, v);
             band &= v, bor |= v, bxor ^= v;
           }
@@ -98,12 +75,12 @@ int main(void) {
                             : ops[o] == TALLY_BITAND ? band : ops[o] == TALLY_BITOR ? bor : bxor;
             size_t w = ops[o] == TALLY_COUNT_NONZERO ? 8 : ops[o] == TALLY_ANY || ops[o] == TALLY_ALL ? 1 : sz;
             if (w < 8) want &= (1ull << (8 * w)) - 1;
-            for (int k = 0; k < 3; k++) {
+            for (int k = 0; k < TU_NISA; k++) {
               unsigned char got[16];
-              if (!ctx[k] || !run(ctx[k], ops[o], dt, x, n, got)) continue;
-              uint64_t g = get(got, w, 0);
+              if (!ctx[k] || !tu_run(ctx[k], ops[o], dt, x, n, got)) continue;
+              uint64_t g = tu_get(got, w, 0);
               CHECK(g == want, "%s %s n=%" PRId64 " kind %d at %" PRId64 " on %s: 0x%" PRIx64 ", expected 0x%" PRIx64,
-                    tally_op_name(ops[o]), tally_dtype_name(dt), n, kind, at, isas[k], g, want);
+                    tally_op_name(ops[o]), tally_dtype_name(dt), n, kind, at, tu_isas[k], g, want);
             }
           }
         }
@@ -117,21 +94,21 @@ int main(void) {
     for (int64_t i = 0; i < n; i++) b[i] = rng(&seed) % 3 ? (unsigned char)rng(&seed) : 0, y[i] = rng(&seed) % 3 ? (unsigned char)rng(&seed) : 0;
     int64_t dot = 0, sq = 0;
     for (int64_t i = 0; i < n; i++) dot += b[i] && y[i], sq += b[i] != 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < TU_NISA; k++) {
       unsigned char got[16];
       int64_t g;
       if (!ctx[k]) continue;
       tally_array in = tally_array_1d(b, TALLY_BOOL, n), in2 = tally_array_1d(y, TALLY_BOOL, n), o = tally_array_1d(got, TALLY_I64, 1);
       CHECK(tally_reduce(ctx[k], TALLY_DOT, &in, &in2, &o, NULL) == TALLY_OK, "dot: %s", tally_errmsg(ctx[k]));
       memcpy(&g, got, 8);
-      CHECK(g == dot, "dot bool n=%" PRId64 " on %s: %" PRId64 ", expected %" PRId64, n, isas[k], g, dot);
-      CHECK(run(ctx[k], TALLY_SUMSQ, TALLY_BOOL, b, n, got), "sumsq bool");
+      CHECK(g == dot, "dot bool n=%" PRId64 " on %s: %" PRId64 ", expected %" PRId64, n, tu_isas[k], g, dot);
+      CHECK(tu_run(ctx[k], TALLY_SUMSQ, TALLY_BOOL, b, n, got), "sumsq bool");
       memcpy(&g, got, 8);
-      CHECK(g == sq, "sumsq bool n=%" PRId64 " on %s: %" PRId64 ", expected %" PRId64, n, isas[k], g, sq);
+      CHECK(g == sq, "sumsq bool n=%" PRId64 " on %s: %" PRId64 ", expected %" PRId64, n, tu_isas[k], g, sq);
     }
   }
   free(y);
   free(x);
-  for (int k = 0; k < 3; k++) tally_close(ctx[k]);
+  tu_isa_close(ctx);
   return tu_done("cpu_bits");
 }

@@ -8,42 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "tally.h"
+#include "cpu_isa_check.h"
 
 #define N (3 * 65536 + 77) /* several chunks and a tail */
 
 static const tally_dtype dts[] = {TALLY_BOOL, TALLY_I8, TALLY_U8, TALLY_I16, TALLY_U16, TALLY_I32, TALLY_U32};
-static const char *const isas[] = {"cpu:isa=scalar", "cpu:isa=avx2", "cpu:isa=avx512"};
 
-static uint64_t rng(uint64_t *s) {
-  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-  return *s >> 33;
-}
+static uint64_t rng(uint64_t *s) { return tu_lcg(s) >> 33; }
 
-/* Element i of x (dtype dt) as a signed value, and stores. */
+/* Element i of x (dtype dt) as a signed value (bool: 0 or 1). */
 static int64_t get(tally_dtype dt, const void *x, int64_t i) {
-  switch (dt) {
-  case TALLY_BOOL: return ((const uint8_t *)x)[i] != 0;
-  case TALLY_I8: return ((const int8_t *)x)[i];
-  case TALLY_U8: return ((const uint8_t *)x)[i];
-  case TALLY_I16: return ((const int16_t *)x)[i];
-  case TALLY_U16: return ((const uint16_t *)x)[i];
-  case TALLY_I32: return ((const int32_t *)x)[i];
-  default: return ((const uint32_t *)x)[i];
-  }
-}
-static void put(tally_dtype dt, void *x, int64_t i, int64_t v) {
-  switch (dt) {
-  case TALLY_BOOL: case TALLY_I8: case TALLY_U8: ((uint8_t *)x)[i] = (uint8_t)v; break;
-  case TALLY_I16: case TALLY_U16: ((uint16_t *)x)[i] = (uint16_t)v; break;
-  default: ((uint32_t *)x)[i] = (uint32_t)v; break;
-  }
+  size_t sz = tally_dtype_size(dt);
+  uint64_t v = tu_get(x, sz, i), m = 1ull << (8 * sz - 1);
+  if (dt == TALLY_BOOL) return v != 0;
+  if (dt == TALLY_I8 || dt == TALLY_I16 || dt == TALLY_I32) return (int64_t)((v ^ m) - m); /* sign-extended */
+  return (int64_t)v;
 }
 
 /* The type's ends and odd values near them (kind 0: odd, for PROD; 1: the two ends). */
 static void fill(tally_dtype dt, void *x, int kind, uint64_t seed) {
   int64_t lo = 0, hi = 1;
+  size_t sz = tally_dtype_size(dt);
   switch (dt) {
   case TALLY_I8: lo = INT8_MIN; hi = INT8_MAX; break;
   case TALLY_U8: hi = UINT8_MAX; break;
@@ -63,25 +48,13 @@ static void fill(tally_dtype dt, void *x, int kind, uint64_t seed) {
       v = c == 0 ? hi : c == 1 ? lo + 1 : c == 2 ? hi - 2 : c == 3 ? (lo < 0 ? -1 : 1) : c == 4 ? 3 : hi / 2 | 1;
       if (!(v & 1)) v |= 1;
     }
-    put(dt, x, i, v);
+    tu_put(x, sz, i, (uint64_t)v);
   }
 }
 
-static int run(tally_context *ctx, tally_op op, tally_dtype dt, void *x, unsigned char out[16]) {
-  tally_dtype rd;
-  if (tally_result_dtype(op, dt, &rd) != TALLY_OK) return 0;
-  memset(out, 0, 16);
-  tally_array in = tally_array_1d(x, dt, N), o = tally_array_1d(out, rd, tally_result_width(op));
-  tally_status s = tally_reduce(ctx, op, &in, NULL, &o, NULL);
-  CHECK(s == TALLY_OK, "reduce: %s", tally_errmsg(ctx));
-  return s == TALLY_OK;
-}
-
 int main(void) {
-  tally_context *ctx[3];
-  for (int k = 0; k < 3; k++)
-    if (tally_open(isas[k], &ctx[k]) != TALLY_OK) ctx[k] = NULL;
-  CHECK(ctx[0] != NULL, "the scalar ISA does not open: %s", tally_errmsg(NULL));
+  tally_context *ctx[TU_NISA];
+  tu_isa_open(ctx);
   if (!ctx[0]) return tu_done("cpu_extremes");
   void *x = malloc((size_t)N * 4);
   const tally_op ops[] = {TALLY_SUM, TALLY_PROD, TALLY_VAR, TALLY_MIN, TALLY_MAX};
@@ -91,7 +64,7 @@ int main(void) {
       fill(dt, x, kind, 12345 + d * 7 + (uint64_t)kind);
       for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
         unsigned char base[16], got[16];
-        if (!run(ctx[0], ops[o], dt, x, base)) continue;
+        if (!tu_run(ctx[0], ops[o], dt, x, N, base)) continue;
         if (ops[o] == TALLY_PROD) { /* modulo 2^64, as int64 or uint64 */
           uint64_t p = 1, r;
           for (int64_t i = 0; i < N; i++) p *= (uint64_t)get(dt, x, i);
@@ -110,14 +83,14 @@ int main(void) {
           memcpy(&v, base, 8);
           CHECK(v > want * (1 - 1e-13) && v < want * (1 + 1e-13), "VAR %s: %.17g, expected %.17g", tally_dtype_name(dt), v, want);
         }
-        for (int k = 1; k < 3; k++) {
-          if (!ctx[k] || !run(ctx[k], ops[o], dt, x, got)) continue;
+        for (int k = 1; k < TU_NISA; k++) {
+          if (!ctx[k] || !tu_run(ctx[k], ops[o], dt, x, N, got)) continue;
           CHECK(memcmp(base, got, 16) == 0, "%s %s kind %d: %s differs from %s", tally_op_name(ops[o]),
-                tally_dtype_name(dt), kind, isas[k], isas[0]);
+                tally_dtype_name(dt), kind, tu_isas[k], tu_isas[0]);
         }
       }
     }
   free(x);
-  for (int k = 0; k < 3; k++) tally_close(ctx[k]);
+  tu_isa_close(ctx);
   return tu_done("cpu_extremes");
 }
