@@ -474,7 +474,8 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   int64_t out_lo = 0, rs = (int64_t)tally_dtype_size(p->rdtype);
   CUdeviceptr mx = 0, my = 0;
   bool mapped = !v.ladder && total_elements(p) > 0 && map_pinned(c, p, in, in2, &mx, &my);
-  bool streaming = !mapped && !v.ladder && tally__cuda_can_stream(p);
+  bool streaming = !mapped && !v.ladder &&
+                   (tally__cuda_can_stream(p) || tally__cuda_small_on_host(c, p, in, in2));
   if ((s = check_pointers(c, p, in, in2, out, streaming))) goto done;
   if (streaming) {
     tally__part acc;

@@ -47,13 +47,17 @@ static int64_t chunk_bytes(int64_t bytes) {
   return c;
 }
 
-bool tally__cuda_can_stream(const tally__problem *p) {
-  int64_t es = (int64_t)tally_dtype_size(p->dtype);
+/* A contiguous 1-D host input and a host output, which tally__cuda_stream takes. */
+static bool stream_shape(const tally__problem *p) {
   if (p->in_mem != TALLY_MEM_HOST || p->out_mem != TALLY_MEM_HOST) return false;
   if (p->offsets || p->nslices != 1 || p->rows > 1 || p->cstride[0] != 1) return false;
   if (tally__op_binary(p->op) && p->cstride[1] != 1) return false;
   if (p->op == TALLY_NORM2 && p->dtype == TALLY_F64) return false; /* may need a second pass */
-  return p->n * es >= STREAM_MIN_BYTES;
+  return true;
+}
+
+bool tally__cuda_can_stream(const tally__problem *p) {
+  return stream_shape(p) && p->n * (int64_t)tally_dtype_size(p->dtype) >= STREAM_MIN_BYTES;
 }
 
 static tally_status alloc_buffers(tally__cuda_ctx *c, int ninputs) {
@@ -185,6 +189,17 @@ static host_share host_share_for(const tally__problem *p, tally_context *cpuctx,
   }
   if (tally__cpu_reads_at_memory_speed(cpuctx, fam, p->dtype, p->opt.nan == TALLY_NAN_IGNORE)) h.num = 1;
   return h;
+}
+
+bool tally__cuda_small_on_host(tally__cuda_ctx *c, const tally__problem *p, const void *x,
+                               const void *y) {
+  if (!stream_shape(p) || p->n <= 0) return false;
+  const int64_t bytes = p->n * (int64_t)tally_dtype_size(p->dtype);
+  const bool pageable = !tally__cuda_pinned(c, x, bytes) || (tally__op_binary(p->op) && !tally__cuda_pinned(c, y, bytes));
+  tally_context *cpuctx;
+  if (!pageable || tally__host_cpu(&c->base, &c->cpu, &cpuctx)) return false;
+  const host_share h = host_share_for(p, cpuctx, tally__family_of(p->op, p->dtype), true);
+  return h.num && h.num == h.den;
 }
 
 static bool on_host(host_share h, int64_t k) {

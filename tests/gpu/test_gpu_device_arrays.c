@@ -464,10 +464,11 @@ static void part_matrix(kind k, CUcontext expect_current) {
   fflush(stdout);
 }
 
-/* Host inputs that the backend streams (contiguous, 1 MiB and more): in ordinary
- * (pageable) memory, copied through pinned buffers by the host's threads (or reduced on the
- * host instead, with the cpu device's bits, where the CPU kernel of the op and dtype reads
- * at memory speed on this host: stream.c's host_share_for), in four modes: the default;
+/* Contiguous 1-D host inputs: in ordinary (pageable) memory, from 1 MiB copied through
+ * pinned buffers by the host's threads, under 1 MiB copied to the device (or, at any size,
+ * reduced on the host instead, with the cpu device's bits, where the CPU kernel of the op
+ * and dtype reads at memory speed on this host: stream.c's host_share_for and
+ * tally__cuda_small_on_host), in four modes: the default;
  * every chunk on the host ($TALLY_CUDA_HOST_SHARE=1/1: the cpu device's bits for every
  * op); half the chunks on the host and half streamed to the GPU (1/2: ARGMAX and ARGMIN
  * with planted ties across both kinds of chunk, VAR's shift and AFFINE's order across
@@ -493,8 +494,8 @@ static void part_host(void) {
       {TALLY_SUM, TALLY_U8, 0, 0},     {TALLY_VAR, TALLY_I16, 0, 0},  {TALLY_PROD, TALLY_F32, 0, 0},
       {TALLY_ARGMAX, TALLY_F16, 0, 0}, {TALLY_VAR, TALLY_F32, 0, 0},  {TALLY_COUNT_NONZERO, TALLY_I16, 0, 0},
   };
-  static const int64_t hsizes[] = {262147, 1048583, 6000011};
-  int nsizes = quick ? 2 : 3, f0 = tg_failures;
+  static const int64_t hsizes[] = {4099, 262147, 1048583, 6000011};
+  int nsizes = quick ? 3 : 4, f0 = tg_failures;
   /* mode 0: pageable; 1: pageable, half the chunks streamed to the GPU; 2: pinned;
    * 3: pageable, every chunk on the host */
   static const char *const mode_name[] = {"pageable", "pageable, chunks 1/2 on the host", "pinned",
@@ -552,9 +553,8 @@ static void part_host(void) {
               stats st = stats_of(&L, o.dt, x, y, o.op);
               tg_checks++;
               if (!compare(what, o.op, o.dt, odt, (int)width, n, o.ddof, got, want, width, &st)) tg_failures++;
-              /* Reduced wholly on the host (stream.c): the cpu device's bits. */
-              /* (Inputs under STREAM_MIN_BYTES, 1 MiB, are not streamed: the GPU's bits.) */
-              if (n * (int64_t)es >= (1 << 20) && ((mode == 0 && host_reduced(o.op, o.dt)) || mode == 3))
+              /* Reduced wholly on the host (stream.c), at any size: the cpu device's bits. */
+              if ((mode == 0 && host_reduced(o.op, o.dt)) || mode == 3)
                 TG_CHECK(memcmp(got, want, (size_t)width * osz) == 0,
                          "%s: reduced on the host, so the cpu device's bits are expected, and they differ", what);
             }
