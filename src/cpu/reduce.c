@@ -263,6 +263,12 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
   tally_status st = scratch(c, (size_t)(nc ? nc : 1) * sizeof(tally__part), &ws);
   if (st) return st;
   chunk_job j = {&pl, s, ws, nc, ntasks < nc ? ntasks : nc, kp};
+  /* Jobs under parallel_bytes run alone, as in tally__cpu_reduce, rather than wait tens of
+   * microseconds for sleeping workers: a cuda context's small pageable inputs come here
+   * (Xeon host, 2026-11-26: 16-64 KiB in 20-24 µs through the pool, 3-6 µs alone). Larger
+   * ones keep the pool even when it sleeps (run alone, 1 MiB of f32 VAR took 89 µs against
+   * 38). The same chunks either way, so the same bits. */
+  if (j.ntasks > 1 && len * pl.esz < c->parallel_bytes) j.ntasks = 1;
   if (j.ntasks > 1) tally__pool_run(c->pool, j.ntasks, chunk_task, &j, NULL, NULL);
   else if (nc) chunk_task(&j, 0);
   tally__part_init(acc, pl.fam, 0);
