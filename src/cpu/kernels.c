@@ -1284,8 +1284,8 @@ AI void chan_merge_vd(vd *n, vd *m, vd *m2, vd nb, vd mb, vd m2b) {
  * 4j..4j+3 of each 32), with the same values and operations in the same order as
  * var_body's generic loop, so the same bits; each ends as (count, mean, M2) in ln, lm,
  * lM2. With NaNs ignored (ign, floats), each lane counts its non-NaN elements in doubles
- * (adding 1.0 or +0.0, as var_body does), a NaN's d becomes +0.0, and the block merge is
- * var_body's with its masks (a lane's count may be 0). */
+ * (adding 1.0 or +0.0, as var_body does; see below), a NaN's d becomes +0.0, and the
+ * block merge is var_body's with its masks (a lane's count may be 0). */
 AI void var_blocks_halves(int dt, int ign, const void *x, int64_t full, double K, vd ln[4], vd lm[4], vd lM2[4]) {
   const __m256d vK = _mm256_set1_pd(K), zero = _mm256_setzero_pd(), sign = _mm256_set1_pd(-0.0);
   const __m256d one = _mm256_set1_pd(1.0);
@@ -1300,30 +1300,44 @@ AI void var_blocks_halves(int dt, int ign, const void *x, int64_t full, double K
     __m256d s1[8], s2[8], c[8];
     /* Two passes over the block (the second from L1), four halves each, so that the sums
      * and shifts fit in the 16 registers: a spilled sum costs a store and a load at
-     * every add. Each lane still adds in index order. With the counts, four passes of two. */
-    const int G = ign ? 2 : 4;
-    for (int g = 0; g < 8; g += G) {
-      __m256d h1[4], h2[4], hs[4], hc[4];
-      for (int j = 0; j < G; j++) {
-        h1[j] = h2[j] = hc[j] = zero;
+     * every add. Each lane still adds in index order. */
+    for (int g = 0; g < 8; g += 4) {
+      __m256d h1[4], h2[4], hs[4];
+      for (int j = 0; j < 4; j++) {
+        h1[j] = h2[j] = zero;
         hs[j] = sh[g + j];
       }
       for (int64_t i = 0; i < m; i += 32)
-        for (int j = 0; j < G; j++) {
-          __m256d v = load4_pd(dt, xb, i + 4 * (g + j)), d = _mm256_sub_pd(v, hs[j]);
-          if (ign) {
-            __m256d ok = _mm256_cmp_pd(v, v, _CMP_ORD_Q);
-            hc[j] = _mm256_add_pd(hc[j], _mm256_and_pd(one, ok));
-            d = _mm256_and_pd(d, ok);
-          }
+        for (int j = 0; j < 4; j++) {
+          __m256d d = _mm256_sub_pd(load4_pd(dt, xb, i + 4 * (g + j)), hs[j]);
           h1[j] = _mm256_add_pd(h1[j], d);
           h2[j] = _mm256_add_pd(h2[j], _mm256_mul_pd(d, d));
         }
-      for (int j = 0; j < G; j++) {
+      for (int j = 0; j < 4; j++) {
         s1[g + j] = h1[j];
         s2[g + j] = h2[j];
-        c[g + j] = hc[j];
+        c[g + j] = _mm256_set1_pd((double)(m / 32));
       }
+      /* NaNs ignored: a lane that met no NaN has the sums above (its mask all ones, its
+       * count m / 32). A NaN leaves a NaN in its lane's Σd, so a half whose Σd has one
+       * (a NaN met, or Inf − Inf) is summed again from L1 the generic way: the count in
+       * doubles (1.0 or +0.0 added), a NaN's d made +0.0. */
+      if (ign)
+        for (int j = 0; j < 4; j++) {
+          if (!_mm256_movemask_pd(_mm256_cmp_pd(h1[j], h1[j], _CMP_UNORD_Q))) continue;
+          __m256d a1 = zero, a2 = zero, ac = zero;
+          for (int64_t i = 0; i < m; i += 32) {
+            __m256d v = load4_pd(dt, xb, i + 4 * (g + j)), d = _mm256_sub_pd(v, hs[j]);
+            __m256d ok = _mm256_cmp_pd(v, v, _CMP_ORD_Q);
+            ac = _mm256_add_pd(ac, _mm256_and_pd(one, ok));
+            d = _mm256_and_pd(d, ok);
+            a1 = _mm256_add_pd(a1, d);
+            a2 = _mm256_add_pd(a2, _mm256_mul_pd(d, d));
+          }
+          s1[g + j] = a1;
+          s2[g + j] = a2;
+          c[g + j] = ac;
+        }
     }
     if (ign) { /* var_body's block merge and next shift, masks and all */
       for (int j = 0; j < 8; j++) {
