@@ -84,14 +84,23 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
 #if TALLY_AVX2_HALVES
     /* The 32 compensated lanes as 256-bit halves (hs[j], hc[j]: elements 4j..4j+3 of each
      * 32, lanes 0-3 or 4-7 of s[j / 2], c[j / 2]), the same operations in the same order:
-     * the same bits (see the f32 case below for why). */
-    if (sx == 1 && !ign) {
+     * the same bits (see the f32 case below for why). With NaNs ignored, a NaN becomes
+     * +0.0 (all bits clear) as mask_nan_vd makes it, and the others are counted: counts
+     * are exact, so one total for all lanes gives the same n. */
+    if (sx == 1) {
       const double *xd = (const double *)x;
       __m256d hs[8], hc[8];
+      int64_t ok = 0;
       for (int j = 0; j < 8; j++) hs[j] = hc[j] = _mm256_setzero_pd();
       for (; i + 32 <= n; i += 32)
         for (int j = 0; j < 8; j++) {
-          __m256d v = _mm256_loadu_pd(xd + i + 4 * j), t = _mm256_add_pd(hs[j], v);
+          __m256d v = _mm256_loadu_pd(xd + i + 4 * j);
+          if (ign) {
+            __m256d m = _mm256_cmp_pd(v, v, _CMP_ORD_Q);
+            ok += __builtin_popcount((unsigned)_mm256_movemask_pd(m));
+            v = _mm256_and_pd(v, m);
+          }
+          __m256d t = _mm256_add_pd(hs[j], v);
           __m256d z = _mm256_sub_pd(t, hs[j]);
           hc[j] = _mm256_add_pd(hc[j], _mm256_add_pd(_mm256_sub_pd(hs[j], _mm256_sub_pd(t, z)),
                                                      _mm256_sub_pd(v, z)));
@@ -101,6 +110,7 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
         s[k] = vd_join(hs[2 * k], hs[2 * k + 1]);
         c[k] = vd_join(hc[2 * k], hc[2 * k + 1]);
       }
+      nn[0] = ok;
     }
 #endif
     for (; i + 32 <= n; i += 32)
@@ -130,26 +140,44 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
      * memory, moving them through general registers (measured on an AMD EPYC,
      * 2026-11-25: f32 sums at 12 GB/s, no faster than the scalar kernels). The same lanes
      * as sixteen 4-double registers (h[j]: elements 4j..4j+3 of each 64, lanes 0-3 or 4-7
-     * of a[j / 2]), each added to in the same order: the same bits. */
-    if (sx == 1 && !ign) {
+     * of a[j / 2]), each added to in the same order: the same bits. With NaNs ignored, a
+     * NaN becomes +0.0 as in the generic loop (masked as a float before the exact widening,
+     * the same value) and the others are counted (exact: one total for all lanes). */
+    if (sx == 1) {
       const float *xf = (const float *)x;
       const double *xd = (const double *)x;
       __m256d h[16];
+      int64_t ok = 0;
       for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_pd();
-      if (dt == TALLY_F16 || dt == TALLY_BF16) /* 8 halves to 8 floats, then 4 + 4 doubles */
+      if (dt == TALLY_F16 || dt == TALLY_BF16 || (ign && dt == TALLY_F32)) /* 8 to 8 floats, then 4 + 4 doubles */
         for (; i + 64 <= n; i += 64)
           for (int j = 0; j < 16; j += 2) {
-            __m256 f = load8h_ps(dt, (const uint16_t *)x + i + 4 * j);
+            __m256 f = dt == TALLY_F32 ? _mm256_loadu_ps(xf + i + 4 * j) : load8h_ps(dt, (const uint16_t *)x + i + 4 * j);
+            if (ign) {
+              __m256 m = _mm256_cmp_ps(f, f, _CMP_ORD_Q);
+              ok += __builtin_popcount((unsigned)_mm256_movemask_ps(m));
+              f = _mm256_and_ps(f, m);
+            }
             h[j] = _mm256_add_pd(h[j], _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
             h[j + 1] = _mm256_add_pd(h[j + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
           }
       else if (dt == TALLY_F32)
         for (; i + 64 <= n; i += 64)
           for (int j = 0; j < 16; j++) h[j] = _mm256_add_pd(h[j], _mm256_cvtps_pd(_mm_loadu_ps(xf + i + 4 * j)));
+      else if (ign) /* f64 */
+        for (; i + 64 <= n; i += 64)
+          for (int j = 0; j < 16; j += 2) {
+            __m256d v0 = _mm256_loadu_pd(xd + i + 4 * j), v1 = _mm256_loadu_pd(xd + i + 4 * j + 4);
+            __m256d m0 = _mm256_cmp_pd(v0, v0, _CMP_ORD_Q), m1 = _mm256_cmp_pd(v1, v1, _CMP_ORD_Q);
+            ok += __builtin_popcount((unsigned)_mm256_movemask_pd(m0) | (unsigned)_mm256_movemask_pd(m1) << 4);
+            h[j] = _mm256_add_pd(h[j], _mm256_and_pd(v0, m0));
+            h[j + 1] = _mm256_add_pd(h[j + 1], _mm256_and_pd(v1, m1));
+          }
       else
         for (; i + 64 <= n; i += 64)
           for (int j = 0; j < 16; j++) h[j] = _mm256_add_pd(h[j], _mm256_loadu_pd(xd + i + 4 * j));
       for (int k = 0; k < 8; k++) a[k] = vd_join(h[2 * k], h[2 * k + 1]);
+      nn[0] = ok;
     }
 #endif
     for (; i + 64 <= n; i += 64)
@@ -170,7 +198,23 @@ AI void sum_float(int dt, int fast, int ign, KARGS) {
     vi nn = {0};
 #if TALLY_AVX2_HALVES
     /* The 128 f32 lanes as sixteen 8-float registers (h[j]: elements 8j..8j+7 of each
-     * 128, lanes 0-7 or 8-15 of a[j / 2]), added to in the same order: the same bits. */
+     * 128, lanes 0-7 or 8-15 of a[j / 2]), added to in the same order: the same bits.
+     * NaNs ignored: each becomes +0.0f, the others are counted, as in the generic loop. */
+    if (sx == 1 && ign) {
+      const float *xf = (const float *)x;
+      __m256 h[16];
+      int64_t ok = 0;
+      for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_ps();
+      for (; i + 128 <= n; i += 128)
+        for (int j = 0; j < 16; j++) {
+          __m256 f = dt == TALLY_F32 ? _mm256_loadu_ps(xf + i + 8 * j) : load8h_ps(dt, (const uint16_t *)x + i + 8 * j);
+          __m256 m = _mm256_cmp_ps(f, f, _CMP_ORD_Q);
+          ok += __builtin_popcount((unsigned)_mm256_movemask_ps(m));
+          h[j] = _mm256_add_ps(h[j], _mm256_and_ps(f, m));
+        }
+      for (int k = 0; k < 8; k++) a[k] = vf_join(h[2 * k], h[2 * k + 1]);
+      nn[0] = (int32_t)ok; /* at most TALLY__CHUNK */
+    }
     if (sx == 1 && !ign) {
       const float *xf = (const float *)x;
       __m256 h[16];
@@ -389,11 +433,19 @@ AI void prod_body(int dt, int fast, int ign, KARGS) {
 #if TALLY_AVX2_HALVES
     /* The 64 lanes as eight 8-float registers (h[j]: elements 8j..8j+7 of each 64, lanes
      * 0-7 or 8-15 of a[j / 2]), multiplied in the same order: the same bits (see
-     * sum_float for why not the 64-byte lane vectors). */
-    if (sx == 1 && !ign) {
+     * sum_float for why not the 64-byte lane vectors). With NaNs ignored a NaN becomes
+     * 1.0f, as mask_nan_vf makes it. */
+    if (sx == 1) {
+      const __m256 one8 = _mm256_set1_ps(1.0f);
       __m256 h[8];
-      for (int j = 0; j < 8; j++) h[j] = _mm256_set1_ps(1.0f);
-      if (dt == TALLY_F32)
+      for (int j = 0; j < 8; j++) h[j] = one8;
+      if (ign)
+        for (; i + 64 <= n; i += 64)
+          for (int j = 0; j < 8; j++) {
+            __m256 f = dt == TALLY_F32 ? _mm256_loadu_ps((const float *)x + i + 8 * j) : load8h_ps(dt, (const uint16_t *)x + i + 8 * j);
+            h[j] = _mm256_mul_ps(h[j], _mm256_blendv_ps(one8, f, _mm256_cmp_ps(f, f, _CMP_ORD_Q)));
+          }
+      else if (dt == TALLY_F32)
         for (; i + 64 <= n; i += 64)
           for (int j = 0; j < 8; j++) h[j] = _mm256_mul_ps(h[j], _mm256_loadu_ps((const float *)x + i + 8 * j));
       else
@@ -421,12 +473,21 @@ AI void prod_body(int dt, int fast, int ign, KARGS) {
     vd one = (vd){0} + 1.0, a[4] = {one, one, one, one};
 #if TALLY_AVX2_HALVES
     /* The 32 lanes as eight 4-double registers (h[j]: elements 4j..4j+3 of each 32, lanes
-     * 0-3 or 4-7 of a[j / 2]), multiplied in the same order: the same bits. */
-    if (sx == 1 && !ign) {
+     * 0-3 or 4-7 of a[j / 2]), multiplied in the same order: the same bits. With NaNs
+     * ignored a NaN becomes 1.0, as mask_nan_vd makes it. */
+    if (sx == 1) {
+      const __m256d one4 = _mm256_set1_pd(1.0);
       __m256d h[8];
-      for (int j = 0; j < 8; j++) h[j] = _mm256_set1_pd(1.0);
-      for (; i + 32 <= n; i += 32)
-        for (int j = 0; j < 8; j++) h[j] = _mm256_mul_pd(h[j], load4_pd(dt, x, i + 4 * j));
+      for (int j = 0; j < 8; j++) h[j] = one4;
+      if (ign)
+        for (; i + 32 <= n; i += 32)
+          for (int j = 0; j < 8; j++) {
+            __m256d v = load4_pd(dt, x, i + 4 * j);
+            h[j] = _mm256_mul_pd(h[j], _mm256_blendv_pd(one4, v, _mm256_cmp_pd(v, v, _CMP_ORD_Q)));
+          }
+      else
+        for (; i + 32 <= n; i += 32)
+          for (int j = 0; j < 8; j++) h[j] = _mm256_mul_pd(h[j], load4_pd(dt, x, i + 4 * j));
       for (int k = 0; k < 4; k++) a[k] = vd_join(h[2 * k], h[2 * k + 1]);
     }
 #endif
@@ -478,8 +539,9 @@ AI void split_d(double a, double *hi, double *lo) {
 /* f64 DEFAULT DOT of contiguous input in 256-bit halves: hs[j], hc[j] hold lanes 0-3 or
  * 4-7 of dot_float's s[j / 2], c[j / 2] (elements 4j..4j+3 of each 32), updated with the
  * same operations in the same order (TwoProduct by Veltkamp's split, then TwoSum): the
- * same bits. Returns the elements done (a multiple of 32). */
-AI int64_t dot2_halves(int sq, const double *x, const double *y, int64_t n, double scale, vd s[4], vd c[4]) {
+ * same bits. With NaNs ignored (ign), both factors become +0.0 where either is a NaN,
+ * as dot_float's generic loop does. Returns the elements done (a multiple of 32). */
+AI int64_t dot2_halves(int sq, int ign, const double *x, const double *y, int64_t n, double scale, vd s[4], vd c[4]) {
   const __m256d sc = _mm256_set1_pd(scale), split = _mm256_set1_pd(134217729.0);
   __m256d hs[8], hc[8];
   for (int j = 0; j < 8; j++) hs[j] = hc[j] = _mm256_setzero_pd();
@@ -488,6 +550,11 @@ AI int64_t dot2_halves(int sq, const double *x, const double *y, int64_t n, doub
     for (int j = 0; j < 8; j++) {
       __m256d a = _mm256_mul_pd(_mm256_loadu_pd(x + i + 4 * j), sc);
       __m256d b = sq ? a : _mm256_mul_pd(_mm256_loadu_pd(y + i + 4 * j), sc);
+      if (ign) {
+        __m256d m = _mm256_and_pd(_mm256_cmp_pd(a, a, _CMP_ORD_Q), _mm256_cmp_pd(b, b, _CMP_ORD_Q));
+        a = _mm256_and_pd(a, m);
+        b = _mm256_and_pd(b, m);
+      }
       __m256d p = _mm256_mul_pd(a, b);
       __m256d ca = _mm256_mul_pd(a, split), ah = _mm256_sub_pd(ca, _mm256_sub_pd(ca, a)), al = _mm256_sub_pd(a, ah);
       __m256d cb = _mm256_mul_pd(b, split), bh = _mm256_sub_pd(cb, _mm256_sub_pd(cb, b)), bl = _mm256_sub_pd(b, bh);
@@ -506,9 +573,10 @@ AI int64_t dot2_halves(int sq, const double *x, const double *y, int64_t n, doub
   return i;
 }
 /* Out of line, as var_blocks_avx2 (GCC's register allocation inside the big callers). */
-static __attribute__((noipa)) int64_t dot2_avx2(int sq, const double *x, const double *y, int64_t n, double scale,
-                                                vd s[4], vd c[4]) {
-  return sq ? dot2_halves(1, x, y, n, scale, s, c) : dot2_halves(0, x, y, n, scale, s, c);
+static __attribute__((noipa)) int64_t dot2_avx2(int sq, int ign, const double *x, const double *y, int64_t n,
+                                                double scale, vd s[4], vd c[4]) {
+  if (ign) return sq ? dot2_halves(1, 1, x, y, n, scale, s, c) : dot2_halves(0, 1, x, y, n, scale, s, c);
+  return sq ? dot2_halves(1, 0, x, y, n, scale, s, c) : dot2_halves(0, 0, x, y, n, scale, s, c);
 }
 #endif
 
@@ -524,7 +592,7 @@ AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
   if (dt == TALLY_F64 && !fast) {
     vd s[4] = {0}, c[4] = {0};
 #if TALLY_AVX2_HALVES
-    if (sx == 1 && sy2 == 1 && !ign) i = dot2_avx2(sq, (const double *)x, (const double *)yy, n, scale, s, c);
+    if (sx == 1 && sy2 == 1) i = dot2_avx2(sq, ign, (const double *)x, (const double *)yy, n, scale, s, c);
 #endif
     for (; i + 32 <= n; i += 32)
       for (int k = 0; k < 4; k++) {
@@ -557,8 +625,9 @@ AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
     vd a8[8] = {0};
 #if TALLY_AVX2_HALVES
     /* The 64 lanes as sixteen 256-bit halves, as in sum_float (h[j]: elements 4j..4j+3 of
-     * each 64): the same products added in the same order, the same bits. */
-    if ((dt == TALLY_F32 || dt == TALLY_F64) && sx == 1 && sy2 == 1 && !ign) {
+     * each 64): the same products added in the same order, the same bits. With NaNs
+     * ignored, a product becomes +0.0 where either factor is a NaN, as in the generic loop. */
+    if ((dt == TALLY_F32 || dt == TALLY_F64) && sx == 1 && sy2 == 1) {
       const __m256d sc = _mm256_set1_pd(scale);
       __m256d h[16];
       for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_pd();
@@ -574,7 +643,9 @@ AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
           }
           a = _mm256_mul_pd(a, sc);
           b = sq ? a : _mm256_mul_pd(b, sc);
-          h[j] = _mm256_add_pd(h[j], _mm256_mul_pd(a, b));
+          __m256d p = _mm256_mul_pd(a, b);
+          if (ign) p = _mm256_and_pd(p, _mm256_and_pd(_mm256_cmp_pd(a, a, _CMP_ORD_Q), _mm256_cmp_pd(b, b, _CMP_ORD_Q)));
+          h[j] = _mm256_add_pd(h[j], p);
         }
       for (int k = 0; k < 8; k++) a8[k] = vd_join(h[2 * k], h[2 * k + 1]);
     }
@@ -595,6 +666,25 @@ AI void dot_float(int dt, int fast, int ign, int sq, KARGS) {
     loc.hi = fold_vd(tree8_vd(a8));
   } else {
     vf a8[8] = {0};
+#if TALLY_AVX2_HALVES
+    /* The 128 f32 lanes as sixteen 8-float registers (h[j]: elements 8j..8j+7 of each
+     * 128, lanes 0-7 or 8-15 of a8[j / 2]), the same products added in the same order:
+     * the same bits (see sum_float). With NaNs ignored, a product becomes +0.0f where
+     * either factor is a NaN, as in the generic loop. */
+    if (sx == 1 && sy2 == 1) {
+      __m256 h[16];
+      for (int j = 0; j < 16; j++) h[j] = _mm256_setzero_ps();
+      for (; i + 128 <= n; i += 128)
+        for (int j = 0; j < 16; j++) {
+          __m256 a = dt == TALLY_F32 ? _mm256_loadu_ps((const float *)x + i + 8 * j) : load8h_ps(dt, (const uint16_t *)x + i + 8 * j);
+          __m256 b = sq ? a : dt == TALLY_F32 ? _mm256_loadu_ps((const float *)yy + i + 8 * j) : load8h_ps(dt, (const uint16_t *)yy + i + 8 * j);
+          __m256 p = _mm256_mul_ps(a, b);
+          if (ign) p = _mm256_and_ps(p, _mm256_and_ps(_mm256_cmp_ps(a, a, _CMP_ORD_Q), _mm256_cmp_ps(b, b, _CMP_ORD_Q)));
+          h[j] = _mm256_add_ps(h[j], p);
+        }
+      for (int k = 0; k < 8; k++) a8[k] = vf_join(h[2 * k], h[2 * k + 1]);
+    }
+#endif
     for (; i + 128 <= n; i += 128)
       for (int k = 0; k < 8; k++) {
         vf a = load_vf(dt, x, i + 16 * k, sx);
@@ -1214,9 +1304,12 @@ AI void chan_merge_vd(vd *n, vd *m, vd *m2, vd nb, vd mb, vd m2b) {
  * 256-bit halves: half j holds lanes 0-3 or 4-7 of var_body's lane vector j / 2 (elements
  * 4j..4j+3 of each 32), with the same values and operations in the same order as
  * var_body's generic loop, so the same bits; each ends as (count, mean, M2) in ln, lm,
- * lM2. NaNs are not ignored here. */
-AI void var_blocks_halves(int dt, const void *x, int64_t full, double K, vd ln[4], vd lm[4], vd lM2[4]) {
+ * lM2. With NaNs ignored (ign, floats), each lane counts its non-NaN elements in doubles
+ * (adding 1.0 or +0.0, as var_body does; see below), a NaN's d becomes +0.0, and the
+ * block merge is var_body's with its masks (a lane's count may be 0). */
+AI void var_blocks_halves(int dt, int ign, const void *x, int64_t full, double K, vd ln[4], vd lm[4], vd lM2[4]) {
   const __m256d vK = _mm256_set1_pd(K), zero = _mm256_setzero_pd(), sign = _mm256_set1_pd(-0.0);
+  const __m256d one = _mm256_set1_pd(1.0);
   __m256d n[8], mu[8], M2[8], sh[8], shm[8], she[8];
   for (int j = 0; j < 8; j++) {
     n[j] = mu[j] = M2[j] = shm[j] = she[j] = zero;
@@ -1225,7 +1318,7 @@ AI void var_blocks_halves(int dt, const void *x, int64_t full, double K, vd ln[4
   for (int64_t b = 0; b < full; b += VAR_BLOCK) {
     const int64_t m = full - b < VAR_BLOCK ? full - b : VAR_BLOCK;
     const char *xb = (const char *)x + b * DT_SIZE(dt);
-    __m256d s1[8], s2[8];
+    __m256d s1[8], s2[8], c[8];
     /* Two passes over the block (the second from L1), four halves each, so that the sums
      * and shifts fit in the 16 registers: a spilled sum costs a store and a load at
      * every add. Each lane still adds in index order. */
@@ -1244,7 +1337,56 @@ AI void var_blocks_halves(int dt, const void *x, int64_t full, double K, vd ln[4
       for (int j = 0; j < 4; j++) {
         s1[g + j] = h1[j];
         s2[g + j] = h2[j];
+        c[g + j] = _mm256_set1_pd((double)(m / 32));
       }
+      /* NaNs ignored: a lane that met no NaN has the sums above (its mask all ones, its
+       * count m / 32). A NaN leaves a NaN in its lane's Σd, so a half whose Σd has one
+       * (a NaN met, or Inf − Inf) is summed again from L1 the generic way: the count in
+       * doubles (1.0 or +0.0 added), a NaN's d made +0.0. */
+      if (ign)
+        for (int j = 0; j < 4; j++) {
+          if (!_mm256_movemask_pd(_mm256_cmp_pd(h1[j], h1[j], _CMP_UNORD_Q))) continue;
+          __m256d a1 = zero, a2 = zero, ac = zero;
+          for (int64_t i = 0; i < m; i += 32) {
+            __m256d v = load4_pd(dt, xb, i + 4 * (g + j)), d = _mm256_sub_pd(v, hs[j]);
+            __m256d ok = _mm256_cmp_pd(v, v, _CMP_ORD_Q);
+            ac = _mm256_add_pd(ac, _mm256_and_pd(one, ok));
+            d = _mm256_and_pd(d, ok);
+            a1 = _mm256_add_pd(a1, d);
+            a2 = _mm256_add_pd(a2, _mm256_mul_pd(d, d));
+          }
+          s1[g + j] = a1;
+          s2[g + j] = a2;
+          c[g + j] = ac;
+        }
+    }
+    if (ign) { /* var_body's block merge and next shift, masks and all */
+      for (int j = 0; j < 8; j++) {
+        const __m256d cnt = c[j];
+        __m256d any = _mm256_cmp_pd(cnt, zero, _CMP_GT_OQ);
+        __m256d q = _mm256_and_pd(_mm256_div_pd(s1[j], cnt), any);
+        __m256d bM2 = _mm256_sub_pd(s2[j], _mm256_mul_pd(s1[j], q));
+        __m256d bmean = _mm256_add_pd(shm[j], _mm256_sub_pd(q, she[j]));
+        /* chan_merge_vd */
+        __m256d nn = _mm256_add_pd(n[j], cnt);
+        __m256d any2 = _mm256_cmp_pd(nn, zero, _CMP_GT_OQ);
+        __m256d safe = _mm256_or_pd(_mm256_and_pd(nn, any2), _mm256_andnot_pd(any2, one));
+        __m256d delta = _mm256_sub_pd(bmean, mu[j]);
+        __m256d mean = _mm256_add_pd(mu[j], _mm256_mul_pd(delta, _mm256_div_pd(cnt, safe)));
+        __m256d nM2 = _mm256_add_pd(_mm256_add_pd(M2[j], bM2),
+                                    _mm256_mul_pd(_mm256_mul_pd(delta, delta), _mm256_div_pd(_mm256_mul_pd(n[j], cnt), safe)));
+        mu[j] = _mm256_or_pd(_mm256_and_pd(mean, any2), _mm256_andnot_pd(any2, mu[j]));
+        M2[j] = _mm256_or_pd(_mm256_and_pd(nM2, any2), _mm256_andnot_pd(any2, M2[j]));
+        n[j] = nn;
+        /* the next shift: K + mean with its rounding error, where the lane has seen any */
+        __m256d t = _mm256_add_pd(vK, mu[j]), z = _mm256_sub_pd(t, vK);
+        __m256d e = _mm256_add_pd(_mm256_sub_pd(vK, _mm256_sub_pd(t, z)), _mm256_sub_pd(mu[j], z));
+        __m256d has = _mm256_cmp_pd(n[j], zero, _CMP_GT_OQ);
+        sh[j] = _mm256_or_pd(_mm256_and_pd(t, has), _mm256_andnot_pd(has, vK));
+        shm[j] = _mm256_and_pd(mu[j], has);
+        she[j] = _mm256_and_pd(_mm256_xor_pd(e, sign), has);
+      }
+      continue;
     }
     /* var_body's block merge with every count > 0 (its masks are then all ones). */
     const __m256d cnt = _mm256_set1_pd((double)(m / 32));
@@ -1278,20 +1420,29 @@ AI void var_blocks_halves(int dt, const void *x, int64_t full, double K, vd ln[4
  * GCC 12's interprocedural constant propagation (-fipa-cp), the block sums were kept on
  * the stack (u8 VAR at 1.2-1.5 GB/s). The block merge is here too: in the generic
  * 64-byte lanes it cost as much as the sums. */
-static __attribute__((noipa)) void var_blocks_avx2(int dt, const void *x, int64_t full, double K, vd ln[4],
+static __attribute__((noipa)) void var_blocks_avx2(int dt, int ign, const void *x, int64_t full, double K, vd ln[4],
                                                    vd lm[4], vd lM2[4]) {
+  if (ign) {
+    switch (dt) {
+    case TALLY_F32: var_blocks_halves(TALLY_F32, 1, x, full, K, ln, lm, lM2); break;
+    case TALLY_F16: var_blocks_halves(TALLY_F16, 1, x, full, K, ln, lm, lM2); break;
+    case TALLY_BF16: var_blocks_halves(TALLY_BF16, 1, x, full, K, ln, lm, lM2); break;
+    default: var_blocks_halves(TALLY_F64, 1, x, full, K, ln, lm, lM2); break;
+    }
+    return;
+  }
   switch (dt) {
-  case TALLY_BOOL: var_blocks_halves(TALLY_BOOL, x, full, K, ln, lm, lM2); break;
-  case TALLY_I8: var_blocks_halves(TALLY_I8, x, full, K, ln, lm, lM2); break;
-  case TALLY_U8: var_blocks_halves(TALLY_U8, x, full, K, ln, lm, lM2); break;
-  case TALLY_I16: var_blocks_halves(TALLY_I16, x, full, K, ln, lm, lM2); break;
-  case TALLY_U16: var_blocks_halves(TALLY_U16, x, full, K, ln, lm, lM2); break;
-  case TALLY_I32: var_blocks_halves(TALLY_I32, x, full, K, ln, lm, lM2); break;
-  case TALLY_U32: var_blocks_halves(TALLY_U32, x, full, K, ln, lm, lM2); break;
-  case TALLY_F32: var_blocks_halves(TALLY_F32, x, full, K, ln, lm, lM2); break;
-  case TALLY_F16: var_blocks_halves(TALLY_F16, x, full, K, ln, lm, lM2); break;
-  case TALLY_BF16: var_blocks_halves(TALLY_BF16, x, full, K, ln, lm, lM2); break;
-  default: var_blocks_halves(TALLY_F64, x, full, K, ln, lm, lM2); break;
+  case TALLY_BOOL: var_blocks_halves(TALLY_BOOL, 0, x, full, K, ln, lm, lM2); break;
+  case TALLY_I8: var_blocks_halves(TALLY_I8, 0, x, full, K, ln, lm, lM2); break;
+  case TALLY_U8: var_blocks_halves(TALLY_U8, 0, x, full, K, ln, lm, lM2); break;
+  case TALLY_I16: var_blocks_halves(TALLY_I16, 0, x, full, K, ln, lm, lM2); break;
+  case TALLY_U16: var_blocks_halves(TALLY_U16, 0, x, full, K, ln, lm, lM2); break;
+  case TALLY_I32: var_blocks_halves(TALLY_I32, 0, x, full, K, ln, lm, lM2); break;
+  case TALLY_U32: var_blocks_halves(TALLY_U32, 0, x, full, K, ln, lm, lM2); break;
+  case TALLY_F32: var_blocks_halves(TALLY_F32, 0, x, full, K, ln, lm, lM2); break;
+  case TALLY_F16: var_blocks_halves(TALLY_F16, 0, x, full, K, ln, lm, lM2); break;
+  case TALLY_BF16: var_blocks_halves(TALLY_BF16, 0, x, full, K, ln, lm, lM2); break;
+  default: var_blocks_halves(TALLY_F64, 0, x, full, K, ln, lm, lM2); break;
   }
 }
 #endif
@@ -1311,8 +1462,8 @@ AI void var_body(int dt, int ign, KARGS) {
 #if TALLY_AVX2_HALVES
   /* The generic 64-byte lane vectors live in memory without AVX-512 (see sum_float):
    * integer VAR measured at 0.01-0.15 x the read probe through them. */
-  if (AVX2_PD(dt) && sx == 1 && !ign) {
-    var_blocks_avx2(dt, x, full, K, ln, lm, lM2);
+  if (AVX2_PD(dt) && sx == 1) {
+    var_blocks_avx2(dt, ign, x, full, K, ln, lm, lM2);
     b0 = full;
   }
 #endif
