@@ -8,12 +8,16 @@
  * publish the next job, until every claimed task has finished. */
 #include "pool.h"
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -30,14 +34,12 @@ struct tally__pool {
   _Atomic uint64_t ticket;
   _Atomic int64_t done;
   _Atomic int sleepers;
-  _Atomic uint32_t pokes; /* raised to wake sleepers without a job */
+  _Atomic uint32_t wakes; /* the futex sleepers wait on: raised, then they are woken */
   _Atomic bool quit;
   tally__task_fn fn;
   void *arg;
   int64_t ntasks;
   int nthreads;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
   pthread_t *threads;
   int *cpu; /* the CPU each worker is pinned to, -1 if none */
 };
@@ -69,6 +71,24 @@ static int64_t now_ns(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Sleeping workers wait on a futex rather than a condition variable: a broadcast makes
+ * every woken worker take the condition's mutex in turn before it may run, so the last of
+ * 15 started some 20 µs after the call (Xeon, 2026-11-26); from a futex all wake at once.
+ * The sleeper raises sleepers, then looks at the generation again, then waits only while
+ * wakes still holds what it read before raising sleepers; the caller publishes the
+ * generation, then reads sleepers (all sequentially consistent): either the sleeper sees
+ * the new generation, or the caller sees the sleeper and raises wakes, which fails or ends
+ * its wait. */
+static void futex_wait(_Atomic uint32_t *word, uint32_t seen) {
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+}
+
+static void wake_sleepers(tally__pool *p) {
+  if (atomic_load(&p->sleepers) == 0) return;
+  atomic_fetch_add(&p->wakes, 1);
+  syscall(SYS_futex, (uint32_t *)&p->wakes, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 static void *worker(void *arg) {
   tally__pool *p = arg;
   uint32_t seen = 0;
@@ -81,17 +101,11 @@ static void *worker(void *arg) {
       if ((spin & 255) == 0 && now_ns() > until) break;
     }
     if (gen_of(t) == seen) {
-      /* Sleep. sleepers is raised before the generation is read again under the lock,
-       * and the caller reads sleepers after publishing: one of the two sees the other. */
-      pthread_mutex_lock(&p->mu);
-      uint32_t poke = atomic_load(&p->pokes);
+      uint32_t w = atomic_load(&p->wakes);
       atomic_fetch_add(&p->sleepers, 1);
-      while (gen_of(atomic_load(&p->ticket)) == seen && !atomic_load(&p->quit) &&
-             atomic_load(&p->pokes) == poke)
-        pthread_cond_wait(&p->cv, &p->mu);
+      if (gen_of(atomic_load(&p->ticket)) == seen && !atomic_load(&p->quit)) futex_wait(&p->wakes, w);
       atomic_fetch_sub(&p->sleepers, 1);
-      pthread_mutex_unlock(&p->mu);
-      continue;
+      continue; /* a new job, a poke (spin again, ready for the next call) or a spurious wake */
     }
     if (atomic_load(&p->quit)) return NULL;
     seen = gen_of(t);
@@ -141,10 +155,8 @@ tally__pool *tally__pool_create(int nthreads) {
   atomic_init(&p->ticket, 0);
   atomic_init(&p->done, 0);
   atomic_init(&p->sleepers, 0);
-  atomic_init(&p->pokes, 0);
+  atomic_init(&p->wakes, 0);
   atomic_init(&p->quit, false);
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->cv, NULL);
   if (nthreads > 1) {
     p->threads = calloc((size_t)nthreads - 1, sizeof *p->threads);
     if (!p->threads) { p->nthreads = 1; tally__pool_destroy(p); return NULL; }
@@ -168,18 +180,14 @@ tally__pool *tally__pool_create(int nthreads) {
 void tally__pool_destroy(tally__pool *p) {
   if (!p) return;
   if (p->threads) {
-    pthread_mutex_lock(&p->mu);
     atomic_store(&p->quit, true);
-    /* A new generation wakes spinners; the broadcast wakes sleepers. */
+    /* A new generation ends spins and sleeps (see wake_sleepers). */
     atomic_fetch_add(&p->ticket, (uint64_t)1 << 32);
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    wake_sleepers(p);
     for (int i = 0; i < p->nthreads - 1; i++) pthread_join(p->threads[i], NULL);
     free(p->threads);
     free(p->cpu);
   }
-  pthread_mutex_destroy(&p->mu);
-  pthread_cond_destroy(&p->cv);
   free(p);
 }
 
@@ -187,13 +195,7 @@ int tally__pool_threads(const tally__pool *p) { return p->nthreads; }
 
 bool tally__pool_awake(tally__pool *p) { return atomic_load(&p->sleepers) == 0; }
 
-void tally__pool_wake(tally__pool *p) {
-  if (atomic_load(&p->sleepers) == 0) return;
-  pthread_mutex_lock(&p->mu);
-  atomic_fetch_add(&p->pokes, 1);
-  pthread_cond_broadcast(&p->cv);
-  pthread_mutex_unlock(&p->mu);
-}
+void tally__pool_wake(tally__pool *p) { wake_sleepers(p); }
 
 void tally__pool_run(tally__pool *p, int64_t ntasks, tally__task_fn fn, void *arg,
                      tally__progress_fn progress, void *progress_arg) {
@@ -213,11 +215,7 @@ void tally__pool_run(tally__pool *p, int64_t ntasks, tally__task_fn fn, void *ar
   atomic_store_explicit(&p->done, 0, memory_order_relaxed);
   uint32_t gen = gen_of(atomic_load(&p->ticket)) + 1;
   atomic_store(&p->ticket, ((uint64_t)gen << 32) | (uint64_t)ntasks);
-  if (atomic_load(&p->sleepers) > 0) {
-    pthread_mutex_lock(&p->mu);
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-  }
+  wake_sleepers(p);
   work(p, gen, progress, progress_arg);
   while (atomic_load_explicit(&p->done, memory_order_acquire) < ntasks) CPU_RELAX();
 }
