@@ -281,13 +281,16 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
 
 /* On every ISA: sums, dot products and extremes of 4- and 8-byte elements. Beyond those,
  * per ISA, what was measured fast (docs/PERFORMANCE.md, "Which pageable inputs the host
- * reduces", 2026-11-26):
+ * reduces", 2026-11-26, and runs 34-35 of the same day):
  *   AVX-512 (an H200's and an H100's hosts, Xeon, 16 threads, 2^26 elements): every op
- *     and dtype measured reduced faster on the host than the GPU's stream of the same
- *     pageable input (40-46 GB/s, the host's copy into pinned buffers being its bound);
- *     VAR of bool and 8/16-bit integers and PROD and DOT of 8/16-bit integers since they
- *     take the exact AVX2 kernels there (TALLY_AVX2_EXACT: 88-189 GB/s, from 7-25; run 27
- *     of 2026-11-26). AFFINE not measured.
+ *     and dtype, reduced faster on the host than the GPU's stream of the same pageable
+ *     input (40-46 GB/s, the host's copy into pinned buffers being its bound). Last to
+ *     join: VAR of bool and 8/16-bit integers and PROD and DOT of 8/16-bit integers once
+ *     they took the exact AVX2 kernels (TALLY_AVX2_EXACT: 88-189 GB/s, from 7-25; run 27);
+ *     AFFINE once a chunk's maps were composed in pieces (89-145 GB/s, from 3-6; run 35:
+ *     1.9-2.9 x the pinned copy, streamed 0.75-0.83); SUM of f16/bf16/f32 with NaNs
+ *     ignored (76-100 GB/s, 1.37-1.81 x; streamed 0.77-0.81; run 35, where run 29's 35
+ *     GB/s for f32 did not repeat).
  *   AVX2 (an AMD EPYC, no GPU there): kernels reading at 0.7 x the read probe or more,
  *     2^24 elements, in two runs (that beats a copy, which reads and writes): sums and
  *     extremes of every integer type, VAR of f32/f64/i32, PROD of bool and 4/8-byte types,
@@ -297,22 +300,17 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
 bool tally__cpu_reads_at_memory_speed(const tally_context *ctx, tally__family fam, tally_dtype dt,
                                       bool ignore_nan) {
   const tally__cpu_ctx *c = (const tally__cpu_ctx *)ctx;
+  if (c->isa == TALLY__ISA_AVX512) return true;
   const size_t es = tally_dtype_size(dt);
   const bool is_float = dt == TALLY_F16 || dt == TALLY_BF16 || dt == TALLY_F32 || dt == TALLY_F64;
-  /* NaNs ignored: the AVX2 kernels of floats take the generic way, whose 64-byte vectors
-   * live in memory there (SUM f32 1.8 GB/s, 0.06 x the probe). AVX-512 (run 29, an H100's
-   * Xeon host, 2^26): 1.33-2.0 x the pinned copy from the host for every op of f32/f64
-   * but SUM of f32 (35 GB/s, 0.65 x; streamed 0.77 x), so SUM of floats narrower than
-   * f64 is streamed there. */
-  if (ignore_nan && is_float && c->isa != TALLY__ISA_AVX512) return false;
-  if (ignore_nan && is_float && fam == TALLY__FAM_SUM && dt != TALLY_F64) return false;
+  /* NaNs ignored on AVX2: measured for the ISA's new kernels (2026-11-26) on a host without
+   * a GPU only, not yet as a table row: kept streamed. */
+  if (ignore_nan && is_float) return false;
   const bool wide = es == 4 || es == 8;
   const bool narrow_int = !wide && dt != TALLY_F16 && dt != TALLY_BF16; /* bool, 8/16-bit integers */
   const bool extremes = fam == TALLY__FAM_MINMAX || fam == TALLY__FAM_ARGMIN || fam == TALLY__FAM_ARGMAX;
   if ((fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT || extremes) && wide) return true;
   switch (c->isa) {
-  case TALLY__ISA_AVX512:
-    return fam != TALLY__FAM_AFFINE; /* AFFINE: not measured */
   case TALLY__ISA_AVX2:
     if (fam == TALLY__FAM_SUM || extremes) return narrow_int;
     if (fam == TALLY__FAM_VAR) return dt == TALLY_F32 || dt == TALLY_F64 || dt == TALLY_I32;

@@ -115,13 +115,14 @@ tally_status tally__cuda_scratch(tally__cuda_ctx *c, int64_t G, int64_t nslices,
 
 /* Host arrays through pinned memory in chunks, copies overlapping kernels (stream.c). */
 bool tally__cuda_can_stream(const tally__problem *p);
-/* A host input under tally__cuda_can_stream's size that tally__cuda_stream reduces all on
- * the host: pageable, of an (op, dtype) the host's CPU reduces at memory speed
- * (tally__cpu_reads_at_memory_speed) or with $TALLY_CUDA_HOST_SHARE=1/1. The GPU's way
- * would copy it to the device first: tens of microseconds for a few kilobytes (0.31-0.59
- * x the pinned copy at 2^12..2^16 f32, H100, 2026-11-26). */
-bool tally__cuda_small_on_host(tally__cuda_ctx *c, const tally__problem *p, const void *x,
-                               const void *y);
+/* Whether tally__cuda_stream reduces a host input all on the host, at any size: a
+ * contiguous 1-D input, pageable or pinned, of an (op, dtype) the host's CPU reduces at
+ * memory speed (tally__cpu_reads_at_memory_speed), or pageable with
+ * $TALLY_CUDA_HOST_SHARE=1/1 (stream.c, host_share_for). The GPU's way would copy a
+ * pageable input through pinned buffers (0.69-0.82 x the pinned copy at 2^26) or to the
+ * device first when small (0.22-0.67 x at 2^12..2^18), and read a small pinned one over
+ * the bus (0.51-0.85 x under 4 MiB; H100, 2026-11-26). */
+bool tally__cuda_host_reduces(tally__cuda_ctx *c, const tally__problem *p, const void *x, const void *y);
 tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, const void *x,
                                 const void *y, tally__part *acc);
 void tally__cuda_stream_free(tally__cuda_ctx *c);

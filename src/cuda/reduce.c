@@ -102,13 +102,15 @@ static tally_status place_input(tally__cuda_ctx *c, const tally__problem *p, int
   return TALLY_OK;
 }
 
-/* A pinned host input under MAP_MAX_BYTES is read by the kernel where it is, over the bus:
+/* A pinned host input that the host does not reduce (tally__cuda_host_reduces: by default
+ * the ops its CPU reads at memory speed) and under MAP_MAX_BYTES is read by the kernel where it is, over the bus:
  * no DMA, no staging, one launch (so the device array's bits). Measured on an H200
  * (2026-11-26, f32 SUM, × the pinned copy): 0.72-0.78 against the DMA stream's 0.63 at
  * 2^18, 0.85-0.87 against 0.80-0.83 at 2^20, equal (0.90) at 2^22 (16 MiB), and behind
  * from 2^24 (0.92 against 0.97-0.99): the kernel's reads over the bus reach 51 GB/s, the
- * DMA engines 55. Contiguous 1-D inputs only (what was measured). $TALLY_CUDA_PINNED=dma
- * or =map forces either way, for measuring. */
+ * DMA engines 55. Contiguous 1-D inputs only (what was measured). For measuring,
+ * $TALLY_CUDA_PINNED=dma or =map forces either way, and =gpu keeps this choice, for every
+ * op (any of the three: never the host). */
 #define MAP_MAX_BYTES ((int64_t)8 << 20)
 
 /* Device addresses of such an input; false where it does not qualify. */
@@ -473,9 +475,9 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   size_t out_bytes = 0;
   int64_t out_lo = 0, rs = (int64_t)tally_dtype_size(p->rdtype);
   CUdeviceptr mx = 0, my = 0;
-  bool mapped = !v.ladder && total_elements(p) > 0 && map_pinned(c, p, in, in2, &mx, &my);
-  bool streaming = !mapped && !v.ladder &&
-                   (tally__cuda_can_stream(p) || tally__cuda_small_on_host(c, p, in, in2));
+  bool on_host = !v.ladder && total_elements(p) > 0 && tally__cuda_host_reduces(c, p, in, in2);
+  bool mapped = !on_host && !v.ladder && total_elements(p) > 0 && map_pinned(c, p, in, in2, &mx, &my);
+  bool streaming = on_host || (!mapped && !v.ladder && tally__cuda_can_stream(p));
   if ((s = check_pointers(c, p, in, in2, out, streaming))) goto done;
   if (streaming) {
     tally__part acc;

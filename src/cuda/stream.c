@@ -14,7 +14,8 @@
  * pinned memory 45 GB/s on 16 threads (6 GB/s on one); page-locking the caller's memory
  * in place (cuMemHostRegister) 2-18 GB/s. So a pageable input streams at the host's
  * memcpy speed, and a pinned one at the DMA's; which is why a pageable input of the ops
- * the CPU reduces at memory speed is reduced on the host instead (host_share_for). */
+ * the CPU reduces at memory speed is reduced on the host instead (host_share_for), and,
+ * since the CPU reads it at 2-4 x the DMA's rate, a pinned one too. */
 #include "cpu/cpu.h"
 #include "core/gpu_host.h"
 #include "cuda_ctx.h"
@@ -163,10 +164,15 @@ bool tally__cuda_pinned(tally__cuda_ctx *c, const void *p, int64_t bytes) {
  * reads it once and writes nothing: there the whole input reduced by the CPU backend ran at
  * 1.23-1.50 x the pinned DMA rate from 2^26 f32 up, and every split tried (a chunk in 3,
  * in 2, 2 in 3 to the host, the rest streamed to the GPU meanwhile) fell between the two,
- * the host's threads being the bound of both paths. So by default a pageable input of an
+ * the host's threads being the bound of both paths. So by default a host input of an
  * (op, dtype) whose CPU kernel reads at memory speed on this host's ISA
  * (tally__cpu_reads_at_memory_speed: a table of measurements) is reduced on the host, in
  * the cpu device's chunks: the cpu device's bits. The rest is streamed.
+ * Pinned inputs too: pinned memory is the host's own, cached, and the CPU reads it at
+ * 2-4 x the DMA's 55 GB/s; and under 8 MiB, where the GPU's way (the kernel reading it
+ * over the bus) is held to 0.5-0.85 x the copy by the bus's latency and the launch, the
+ * host answers in microseconds. $TALLY_CUDA_PINNED (map, dma or gpu: see reduce.c) sends
+ * pinned inputs to the GPU, for measuring.
  * $TALLY_CUDA_HOST_SHARE=NUM/DEN, for measuring, overrides that for every pageable input:
  * NUM chunks in DEN go to the host and the rest are streamed (chunk k goes to the host when
  * floor((k + 1)·NUM/DEN) > floor(k·NUM/DEN); 0: none); which chunks go where depends only
@@ -178,9 +184,9 @@ typedef struct {
 static host_share host_share_for(const tally__problem *p, tally_context *cpuctx, tally__family fam,
                                  bool pageable) {
   host_share h = {0, 1};
-  if (!pageable) return h;
-  const char *env = getenv("TALLY_CUDA_HOST_SHARE");
+  const char *env = getenv(pageable ? "TALLY_CUDA_HOST_SHARE" : "TALLY_CUDA_PINNED");
   if (env && *env) {
+    if (!pageable) return h; /* the GPU's ways, forced */
     h.num = atoi(env);
     const char *slash = strchr(env, '/');
     h.den = slash ? atoi(slash + 1) : 1;
@@ -191,14 +197,16 @@ static host_share host_share_for(const tally__problem *p, tally_context *cpuctx,
   return h;
 }
 
-bool tally__cuda_small_on_host(tally__cuda_ctx *c, const tally__problem *p, const void *x,
-                               const void *y) {
-  if (!stream_shape(p) || p->n <= 0) return false;
+static bool pageable_input(tally__cuda_ctx *c, const tally__problem *p, const void *x, const void *y) {
   const int64_t bytes = p->n * (int64_t)tally_dtype_size(p->dtype);
-  const bool pageable = !tally__cuda_pinned(c, x, bytes) || (tally__op_binary(p->op) && !tally__cuda_pinned(c, y, bytes));
+  return !tally__cuda_pinned(c, x, bytes) || (tally__op_binary(p->op) && !tally__cuda_pinned(c, y, bytes));
+}
+
+bool tally__cuda_host_reduces(tally__cuda_ctx *c, const tally__problem *p, const void *x, const void *y) {
+  if (!stream_shape(p) || p->n <= 0) return false;
   tally_context *cpuctx;
-  if (!pageable || tally__host_cpu(&c->base, &c->cpu, &cpuctx)) return false;
-  const host_share h = host_share_for(p, cpuctx, tally__family_of(p->op, p->dtype), true);
+  if (tally__host_cpu(&c->base, &c->cpu, &cpuctx)) return false;
+  const host_share h = host_share_for(p, cpuctx, tally__family_of(p->op, p->dtype), pageable_input(c, p, x, y));
   return h.num && h.num == h.den;
 }
 
@@ -241,7 +249,7 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
   tally_status s;
   if ((s = tally__host_cpu(&c->base, &c->cpu, &cpuctx))) return s;
   tally__pool *pool = ((tally__cpu_ctx *)cpuctx)->pool;
-  const bool pageable = !direct[0] || (ninputs == 2 && !direct[1]);
+  const bool pageable = !direct[0] || (ninputs == 2 && !direct[1]); /* = pageable_input() */
   const host_share hs = host_share_for(p, cpuctx, fam, pageable);
   double kshift = fam == TALLY__FAM_VAR ? first_value(p->dtype, x) : 0.0; /* a kernel argument */
   if (hs.num && hs.num == hs.den) { /* all on the host: one run, the cpu device's chunks */

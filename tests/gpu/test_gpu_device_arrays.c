@@ -468,13 +468,15 @@ static void part_matrix(kind k, CUcontext expect_current) {
  * pinned buffers by the host's threads, under 1 MiB copied to the device (or, at any size,
  * reduced on the host instead, with the cpu device's bits, where the CPU kernel of the op
  * and dtype reads at memory speed on this host: stream.c's host_share_for and
- * tally__cuda_small_on_host), in four modes: the default;
+ * tally__cuda_host_reduces), in five modes: the default;
  * every chunk on the host ($TALLY_CUDA_HOST_SHARE=1/1: the cpu device's bits for every
  * op); half the chunks on the host and half streamed to the GPU (1/2: ARGMAX and ARGMIN
  * with planted ties across both kinds of chunk, VAR's shift and AFFINE's order across
- * them); and in pinned memory from tally_mem_alloc_host, sent by DMA from where it is; at
- * a 16-byte boundary and one element past it. Checked against the cpu device like the
- * rest. */
+ * them); in pinned memory from tally_mem_alloc_host, by default (the same ops as from
+ * pageable memory reduced on the host, with its bits); and pinned with
+ * $TALLY_CUDA_PINNED=gpu, every op the GPU's way (under 8 MiB read over the bus by the
+ * kernel, larger ones sent by DMA from where they are); at a 16-byte boundary and one
+ * element past it. Checked against the cpu device like the rest. */
 /* The ops stream.c reduces on the host from pageable memory on every ISA (what
  * tally__cpu_reads_at_memory_speed says of any CPU). */
 static int host_reduced(tally_op op, tally_dtype dt) {
@@ -497,19 +499,21 @@ static void part_host(void) {
   static const int64_t hsizes[] = {4099, 262147, 1048583, 6000011};
   int nsizes = quick ? 3 : 4, f0 = tg_failures;
   /* mode 0: pageable; 1: pageable, half the chunks streamed to the GPU; 2: pinned;
-   * 3: pageable, every chunk on the host */
+   * 3: pageable, every chunk on the host; 4: pinned, the GPU's ways */
   static const char *const mode_name[] = {"pageable", "pageable, chunks 1/2 on the host", "pinned",
-                                          "pageable, every chunk on the host"};
-  for (int mode = 0; mode < 4; mode++)
+                                          "pageable, every chunk on the host", "pinned, the GPU's ways"};
+  for (int mode = 0; mode < 5; mode++)
     for (size_t c = 0; c < sizeof hops / sizeof hops[0]; c++)
       for (int si = 0; si < nsizes; si++)
         for (int off = 0; off < 2; off++) {
           opspec o = hops[c];
-          int pinned = mode == 2;
+          int pinned = mode == 2 || mode == 4;
           tally_dtype odt;
           if (tally_result_dtype(o.op, o.dt, &odt) != TALLY_OK) continue;
           if (mode == 1 || mode == 3) setenv("TALLY_CUDA_HOST_SHARE", mode == 1 ? "1/2" : "1/1", 1);
           else unsetenv("TALLY_CUDA_HOST_SHARE");
+          if (mode == 4) setenv("TALLY_CUDA_PINNED", "gpu", 1);
+          else unsetenv("TALLY_CUDA_PINNED");
           int64_t n = hsizes[si], width = tally_result_width(o.op);
           size_t es = tally_dtype_size(o.dt), osz = tally_dtype_size(odt), bytes = (size_t)(n + 1) * es;
           void *bx = NULL, *by = NULL;
@@ -554,7 +558,7 @@ static void part_host(void) {
               tg_checks++;
               if (!compare(what, o.op, o.dt, odt, (int)width, n, o.ddof, got, want, width, &st)) tg_failures++;
               /* Reduced wholly on the host (stream.c), at any size: the cpu device's bits. */
-              if ((mode == 0 && host_reduced(o.op, o.dt)) || mode == 3)
+              if (((mode == 0 || mode == 2) && host_reduced(o.op, o.dt)) || mode == 3)
                 TG_CHECK(memcmp(got, want, (size_t)width * osz) == 0,
                          "%s: reduced on the host, so the cpu device's bits are expected, and they differ", what);
             }
@@ -571,6 +575,7 @@ static void part_host(void) {
           }
         }
   unsetenv("TALLY_CUDA_HOST_SHARE");
+  unsetenv("TALLY_CUDA_PINNED");
   printf("part host: %s\n", tg_failures == f0 ? "ok" : "FAILURES");
   fflush(stdout);
 }
