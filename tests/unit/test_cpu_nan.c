@@ -2,7 +2,7 @@
  * its own loops in 256-bit registers (src/cpu/kernels.c, TALLY_AVX2_HALVES) that must give
  * the generic lanes' bits, NaNs ignored or propagated. For each float dtype, op, accuracy
  * and NaN mode, with NaNs at the start, the middle, the tail, in every lane, at random or
- * everywhere, at sizes around the kernels' blocks, the result bits (and the status) of
+ * everywhere (or Infinities and no NaN), at sizes around the kernels' blocks, the result bits (and the status) of
  * "cpu:isa=avx2" must be those of "cpu:isa=scalar". The data cancel (the second half
  * mirrors the first, negated, with a last bit changed here and there), so the result is
  * small beside the partial sums and a lane added in another order, or a NaN not masked,
@@ -21,9 +21,9 @@ static const tally_dtype dts[] = {TALLY_F32, TALLY_F64, TALLY_F16, TALLY_BF16};
 static const tally_op ops[] = {TALLY_SUM,  TALLY_MEAN,   TALLY_PROD,   TALLY_DOT,    TALLY_SUMSQ,
                                TALLY_NORM2, TALLY_VAR,   TALLY_STD,    TALLY_MIN,    TALLY_MAX,
                                TALLY_MINMAX, TALLY_ARGMIN, TALLY_ARGMAX};
-static const int64_t sizes[] = {1, 2, 31, 32, 33, 64, 65, 127, 128, 129, 1000, 2048, 2080, 4097, 65536 + 7, 140001};
-enum { PAT_NONE, PAT_START, PAT_MIDDLE, PAT_TAIL, PAT_LANES, PAT_RANDOM, PAT_ALL, NPAT };
-static const char *const patname[] = {"none", "start", "middle", "tail", "every lane", "random", "all"};
+static const int64_t sizes[] = {1, 2, 31, 32, 33, 64, 65, 127, 128, 129, 1000, 2047, 2048, 2080, 4097, 6208, 65536 + 7, 140001};
+enum { PAT_NONE, PAT_START, PAT_MIDDLE, PAT_TAIL, PAT_LANES, PAT_RANDOM, PAT_ALL, PAT_INF, NPAT };
+static const char *const patname[] = {"none", "start", "middle", "tail", "every lane", "random", "all", "Inf (no NaN)"};
 
 static uint64_t rng(uint64_t *s) {
   *s = *s * 6364136223846793005ull + 1442695040888963407ull;
@@ -92,20 +92,38 @@ static void put_nan(tally_dtype dt, void *x, int64_t i, int neg) {
 
 /* kind 0: values spread over many binades, the second half the first's mirror image
  * negated, with last bits nudged (sums, dot products and variances cancel); kind 1: near
- * 1, either sign (products stay in range). */
+ * 1, either sign (products stay in range); kind 2: as kind 0 over the dtype's whole range
+ * (subnormals and f16's largest values included), mirrored exactly, the middle element
+ * (n odd) zero. The results are 16- and 32-bit floats' in f32: kind 0's cancellation
+ * leaves a result too large for f32 to show the f64 lanes' rounding, while kind 2's exact
+ * sums (and DOT's) are 0, and what the lanes leave is their rounding, order and all. */
 static void fill(tally_dtype dt, void *x, int64_t n, int kind, uint64_t seed) {
-  int emax = dt == TALLY_F16 ? 7 : dt == TALLY_F64 ? 30 : 20;
+  int emin = dt == TALLY_F16 ? -7 : dt == TALLY_F64 ? -30 : -20, emax = -emin;
+  if (kind == 2) {
+    emin = dt == TALLY_F16 ? -24 : dt == TALLY_BF16 || dt == TALLY_F32 ? -140 : -60;
+    emax = dt == TALLY_F16 ? 15 : dt == TALLY_BF16 || dt == TALLY_F32 ? 126 : 60;
+  }
   for (int64_t i = 0; i < n; i++) {
     double v;
     if (kind == 1) v = (rng(&seed) & 1 ? -1.0 : 1.0) * (1.0 + (unif(&seed) - 0.5) * 0x1p-6);
-    else v = (rng(&seed) & 1 ? -1.0 : 1.0) * ldexp(1.0 + unif(&seed), (int)(rng(&seed) % (uint64_t)(2 * emax + 1)) - emax);
+    else v = (rng(&seed) & 1 ? -1.0 : 1.0) * ldexp(1.0 + unif(&seed), (int)(rng(&seed) % (uint64_t)(emax - emin + 1)) + emin);
+    if (dt == TALLY_F16 && fabs(v) >= 65504.0) v = v < 0 ? -65504.0 : 65504.0; /* stay finite */
     put(dt, x, i, v);
   }
-  if (kind == 0)
+  if (kind != 1)
     for (int64_t i = 0; i < n / 2; i++) {
       put(dt, x, n - 1 - i, -get(dt, x, i));
-      if (rng(&seed) % 3 == 0) nudge(dt, x, n - 1 - i, (int)(rng(&seed) & 1));
+      if (kind == 0 && rng(&seed) % 3 == 0) nudge(dt, x, n - 1 - i, (int)(rng(&seed) & 1));
     }
+  if (kind == 2 && n % 2) put(dt, x, n / 2, 0.0);
+}
+
+/* +Inf (x) times zero (y) in the first third, -Inf further on: DOT's product there is a
+ * NaN that "NaNs ignored" keeps (only NaN inputs are dropped), SUMSQ's is +Inf. */
+static void add_infs(tally_dtype dt, void *x, void *y, int64_t n) {
+  put(dt, x, n / 3, INFINITY);
+  put(dt, y, n / 3, 0.0);
+  if (n > 2) put(dt, x, 2 * n / 3, -INFINITY);
 }
 
 static void add_nans(tally_dtype dt, void *x, int64_t n, int pat, uint64_t seed) {
@@ -153,14 +171,15 @@ int main(void) {
   for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
       for (int pat = 0; pat < NPAT; pat++)
-        for (int kind = 0; kind < 2; kind++) {
+        for (int kind = 0; kind < 3; kind++) {
           tally_dtype dt = dts[d];
           int64_t n = sizes[s];
           uint64_t seed = 1000003 * d + 7919 * (uint64_t)s + 31 * (uint64_t)pat + (uint64_t)kind;
           fill(dt, x, n, kind, seed);
           fill(dt, y, n, kind, seed ^ 0x5555);
-          if (kind == 0) /* y's second half as its first, so that x·y cancels too */
+          if (kind != 1) /* y's second half as its first, so that x·y cancels too */
             for (int64_t i = n - n / 2; i < n; i++) put(dt, y, i, -get(dt, y, i));
+          if (pat == PAT_INF) add_infs(dt, x, y, n);
           add_nans(dt, x, n, pat, seed + 1);
           if (pat == PAT_LANES || pat == PAT_RANDOM) add_nans(dt, y, n, pat == PAT_LANES ? PAT_MIDDLE : PAT_RANDOM, seed + 2);
           for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
