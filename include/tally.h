@@ -228,6 +228,15 @@ typedef enum {
   TALLY_NAN_IGNORE = 1     /**< NaNs are skipped, like numpy's nansum, nanmin, ... */
 } tally_nan;
 
+/** @brief Where a GPU context reduces an input that lives in host memory. */
+typedef enum {
+  TALLY_HOST_INPUT_AUTO = 0,  /**< on the host's CPU where it reads the input faster than
+                                   the bus carries it (a per-ISA table of ops and dtypes,
+                                   docs/DECISIONS.md), with the cpu device's bits; else on
+                                   the device */
+  TALLY_HOST_INPUT_DEVICE = 1 /**< always on the device: the host's cores stay free */
+} tally_host_input;
+
 /** @brief Progress callback: called from the calling thread with the elements done so
  *  far and the total. It must not call back into tally on the same context. */
 typedef void (*tally_progress_fn)(int64_t done, int64_t total, void *user);
@@ -242,6 +251,7 @@ typedef struct {
   const char *variant;        /**< NULL or "best": the best; or a ladder variant's name */
   tally_progress_fn progress; /**< optional; NULL: none */
   void *progress_user;        /**< passed to progress */
+  tally_host_input host_input; /**< default TALLY_HOST_INPUT_AUTO; only GPU contexts read it */
 } tally_options;
 
 /** @brief Fill @p opt with the defaults. */

@@ -19,6 +19,7 @@ void tally_options_init(tally_options *opt) {
   opt->axis = -1;
   opt->ddof = 0;
   opt->variant = NULL;
+  opt->host_input = TALLY_HOST_INPUT_AUTO;
 }
 
 static tally_status open_named(const char *device, tally_context **ctx) {

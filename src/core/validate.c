@@ -92,6 +92,8 @@ tally_status tally__validate(tally_context *ctx, tally_op op, const tally_array 
     return tally__fail(ctx, TALLY_EINVAL, "opt->accuracy: unknown value %d", (int)p->opt.accuracy);
   if ((unsigned)p->opt.nan > TALLY_NAN_IGNORE)
     return tally__fail(ctx, TALLY_EINVAL, "opt->nan: unknown value %d", (int)p->opt.nan);
+  if ((unsigned)p->opt.host_input > TALLY_HOST_INPUT_DEVICE)
+    return tally__fail(ctx, TALLY_EINVAL, "opt->host_input: unknown value %d", (int)p->opt.host_input);
   if (p->opt.ddof < 0)
     return tally__fail(ctx, TALLY_EINVAL, "opt->ddof: %d is negative", p->opt.ddof);
 

@@ -173,6 +173,8 @@ bool tally__cuda_pinned(tally__cuda_ctx *c, const void *p, int64_t bytes) {
  * over the bus) is held to 0.5-0.85 x the copy by the bus's latency and the launch, the
  * host answers in microseconds. $TALLY_CUDA_PINNED (map, dma or gpu: see reduce.c) sends
  * pinned inputs to the GPU, for measuring.
+ * opt->host_input = TALLY_HOST_INPUT_DEVICE sends every host input to the GPU (the
+ * host's cores stay free), before any of the switches below.
  * $TALLY_CUDA_HOST_SHARE=NUM/DEN, for measuring, overrides that for every pageable input:
  * NUM chunks in DEN go to the host and the rest are streamed (chunk k goes to the host when
  * floor((k + 1)·NUM/DEN) > floor(k·NUM/DEN); 0: none); which chunks go where depends only
@@ -184,6 +186,7 @@ typedef struct {
 static host_share host_share_for(const tally__problem *p, tally_context *cpuctx, tally__family fam,
                                  bool pageable) {
   host_share h = {0, 1};
+  if (p->opt.host_input == TALLY_HOST_INPUT_DEVICE) return h; /* the caller's choice first */
   const char *env = getenv(pageable ? "TALLY_CUDA_HOST_SHARE" : "TALLY_CUDA_PINNED");
   if (env && *env) {
     if (!pageable) return h; /* the GPU's ways, forced */

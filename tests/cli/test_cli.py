@@ -559,6 +559,8 @@ def group_errors(t):
     t.bad(["reduce", "sum", good, "--bogus"], 2, "--bogus", "unknown option")
     t.bad(["reduce", "sum", good, "--nan", "maybe"], 2, "--nan maybe")
     t.bad(["reduce", "sum", good, "--accuracy", "exact"], 2, "--accuracy exact")
+    t.bad(["reduce", "sum", good, "--host-input", "gpu"], 2, "--host-input gpu", "auto or device")
+    t.ok(["reduce", "sum", good, "--host-input", "device"], "sum = 10 (f32, n = 4)")
     t.bad(["reduce", "var", good, "--ddof", "-1"], 2, "--ddof -1")
     t.bad(["reduce", "var", good, "--ddof", "4"], 1, "TALLY_EINVAL")
     t.bad(["reduce"], 2, "missing OP")

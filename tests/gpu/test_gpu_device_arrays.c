@@ -476,7 +476,9 @@ static void part_matrix(kind k, CUcontext expect_current) {
  * pageable memory reduced on the host, with its bits); and pinned with
  * $TALLY_CUDA_PINNED=gpu, every op the GPU's way (under 8 MiB read over the bus by the
  * kernel, larger ones sent by DMA from where they are); at a 16-byte boundary and one
- * element past it. Checked against the cpu device like the rest. */
+ * element past it; and, pageable and pinned, with opt.host_input = TALLY_HOST_INPUT_DEVICE,
+ * whose bits must be those of the GPU's ways forced by the switches. Checked against the
+ * cpu device like the rest. */
 /* The ops stream.c reduces on the host from pageable memory on every ISA (what
  * tally__cpu_reads_at_memory_speed says of any CPU). */
 static int host_reduced(tally_op op, tally_dtype dt) {
@@ -499,15 +501,17 @@ static void part_host(void) {
   static const int64_t hsizes[] = {4099, 262147, 1048583, 6000011};
   int nsizes = quick ? 3 : 4, f0 = tg_failures;
   /* mode 0: pageable; 1: pageable, half the chunks streamed to the GPU; 2: pinned;
-   * 3: pageable, every chunk on the host; 4: pinned, the GPU's ways */
+   * 3: pageable, every chunk on the host; 4: pinned, the GPU's ways; 5 and 6: pageable and
+   * pinned with opt.host_input = TALLY_HOST_INPUT_DEVICE (the bits of the GPU's ways) */
   static const char *const mode_name[] = {"pageable", "pageable, chunks 1/2 on the host", "pinned",
-                                          "pageable, every chunk on the host", "pinned, the GPU's ways"};
-  for (int mode = 0; mode < 5; mode++)
+                                          "pageable, every chunk on the host", "pinned, the GPU's ways",
+                                          "pageable, host_input DEVICE", "pinned, host_input DEVICE"};
+  for (int mode = 0; mode < 7; mode++)
     for (size_t c = 0; c < sizeof hops / sizeof hops[0]; c++)
       for (int si = 0; si < nsizes; si++)
         for (int off = 0; off < 2; off++) {
           opspec o = hops[c];
-          int pinned = mode == 2 || mode == 4;
+          int pinned = mode == 2 || mode == 4 || mode == 6;
           tally_dtype odt;
           if (tally_result_dtype(o.op, o.dt, &odt) != TALLY_OK) continue;
           if (mode == 1 || mode == 3) setenv("TALLY_CUDA_HOST_SHARE", mode == 1 ? "1/2" : "1/1", 1);
@@ -542,6 +546,7 @@ static void part_host(void) {
             tally_options opt;
             tally_options_init(&opt);
             opt.ddof = o.ddof;
+            if (mode >= 5) opt.host_input = TALLY_HOST_INPUT_DEVICE;
             tally_array in = tally_array_1d(x, o.dt, n), in2 = tally_array_1d(y, o.dt, n);
             void *want = malloc((size_t)width * osz), *got = malloc((size_t)width * osz);
             tally_array wout = tally_array_1d(want, odt, width), gout = tally_array_1d(got, odt, width);
@@ -561,6 +566,21 @@ static void part_host(void) {
               if (((mode == 0 || mode == 2) && host_reduced(o.op, o.dt)) || mode == 3)
                 TG_CHECK(memcmp(got, want, (size_t)width * osz) == 0,
                          "%s: reduced on the host, so the cpu device's bits are expected, and they differ", what);
+              if (mode >= 5) { /* the same call by the GPU's ways, forced by the measuring switches */
+                void *gway = malloc((size_t)width * osz);
+                tally_array g2 = tally_array_1d(gway, odt, width);
+                tally_options dflt;
+                tally_options_init(&dflt);
+                dflt.ddof = o.ddof;
+                setenv(mode == 5 ? "TALLY_CUDA_HOST_SHARE" : "TALLY_CUDA_PINNED", mode == 5 ? "0" : "gpu", 1);
+                tg_poison(gway, (size_t)width * osz);
+                s = tally_reduce(gpu, o.op, &in, y ? &in2 : NULL, &g2, &dflt);
+                unsetenv(mode == 5 ? "TALLY_CUDA_HOST_SHARE" : "TALLY_CUDA_PINNED");
+                TG_CHECK(s == TALLY_OK, "%s: the GPU's way: %s", what, tally_errmsg(gpu));
+                TG_CHECK(s != TALLY_OK || memcmp(got, gway, (size_t)width * osz) == 0,
+                         "%s: host_input DEVICE should give the GPU's way's bits, and they differ", what);
+                free(gway);
+              }
             }
             free(want);
             free(got);

@@ -72,6 +72,12 @@ static void reduce_args(void) {
   o.nan = (tally_nan)9;
   EXPECT(tally_reduce(ctx, TALLY_SUM, &in, NULL, &out, &o), TALLY_EINVAL, "opt->nan");
   o = opts();
+  o.host_input = (tally_host_input)2;
+  EXPECT(tally_reduce(ctx, TALLY_SUM, &in, NULL, &out, &o), TALLY_EINVAL, "opt->host_input: unknown value 2");
+  o = opts();
+  o.host_input = TALLY_HOST_INPUT_DEVICE; /* read by GPU contexts only: fine on the CPU */
+  EXPECT(tally_reduce(ctx, TALLY_SUM, &in, NULL, &out, &o), TALLY_OK, "");
+  o = opts();
   o.ddof = -1;
   EXPECT(tally_reduce(ctx, TALLY_VAR, &in, NULL, &out, &o), TALLY_EINVAL, "opt->ddof");
   o = opts();

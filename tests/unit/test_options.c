@@ -13,7 +13,9 @@ int main(void) {
   CHECK(o.variant == NULL, "variant not NULL");
   CHECK(o.progress == NULL, "progress not NULL");
   CHECK(o.progress_user == NULL, "progress_user not NULL");
-  CHECK(TALLY_ACCURACY_DEFAULT == 0 && TALLY_NAN_PROPAGATE == 0, "default enumerators are not 0");
+  CHECK(o.host_input == TALLY_HOST_INPUT_AUTO, "host_input %d", (int)o.host_input);
+  CHECK(TALLY_ACCURACY_DEFAULT == 0 && TALLY_NAN_PROPAGATE == 0 && TALLY_HOST_INPUT_AUTO == 0,
+        "default enumerators are not 0");
   tally_options_init(NULL); /* allowed: must not crash */
   return tu_done("options");
 }

@@ -29,6 +29,9 @@ static const char reduce_usage[] =
     "  --device STR       auto, cpu, cpu:threads=N, cpu:isa=scalar|avx2|avx512, ...\n"
     "                     (default: $TALLY_DEVICE, else auto)\n"
     "  --variant NAME     a ladder variant (see tally info), default best\n"
+    "  --host-input WHERE GPU devices: auto (default: the host's CPU reduces the input where\n"
+    "                     it reads it faster than the bus carries it) or device (always\n"
+    "                     the GPU)\n"
     "  --dtype T          element type of raw input, parsed type of text (default f64)\n"
     "  --shape R,C        raw input: a row-major R x C matrix\n"
     "  --column C         text input: a 0-based index or header name (or a list: a,b)\n"
@@ -48,13 +51,14 @@ typedef struct {
 /* -1: go on; else the exit code. */
 static int parse_args(int argc, char **argv, reduce_args *a) {
   enum { O_AXIS = 256, O_ACCURACY, O_NAN, O_DDOF, O_DEVICE, O_VARIANT, O_JSON, O_DTYPE,
-         O_COLUMN, O_SHAPE };
+         O_COLUMN, O_SHAPE, O_HOST_INPUT };
   static const struct option longopts[] = {
       {"axis", required_argument, NULL, O_AXIS},       {"accuracy", required_argument, NULL, O_ACCURACY},
       {"nan", required_argument, NULL, O_NAN},         {"ddof", required_argument, NULL, O_DDOF},
       {"device", required_argument, NULL, O_DEVICE},   {"variant", required_argument, NULL, O_VARIANT},
       {"json", no_argument, NULL, O_JSON},             {"dtype", required_argument, NULL, O_DTYPE},
       {"column", required_argument, NULL, O_COLUMN},   {"shape", required_argument, NULL, O_SHAPE},
+      {"host-input", required_argument, NULL, O_HOST_INPUT},
       {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0},
   };
   memset(a, 0, sizeof *a);
@@ -88,6 +92,14 @@ static int parse_args(int argc, char **argv, reduce_args *a) {
       break;
     case O_DEVICE: a->device = optarg; break;
     case O_VARIANT: a->opt.variant = optarg; break;
+    case O_HOST_INPUT:
+      if (strcmp(optarg, "auto") == 0) a->opt.host_input = TALLY_HOST_INPUT_AUTO;
+      else if (strcmp(optarg, "device") == 0) a->opt.host_input = TALLY_HOST_INPUT_DEVICE;
+      else {
+        cli_error("--host-input %s: must be auto or device", optarg);
+        return CLI_EXIT_USAGE;
+      }
+      break;
     case O_JSON: a->json = 1; break;
     case O_DTYPE:
       if (cli_check_dtype(optarg)) return CLI_EXIT_USAGE;
