@@ -1850,10 +1850,10 @@ AI void k_bitxor(int dt, KARGS) { bit_body(dt, 2, acc, x, y, sx, sy, n, idx0, kp
  * multiplies and adds (3-6 GB/s on 16 threads of a Xeon, 2026-11-26, where the host reads
  * at 100-200 GB/s), so a chunk is cut into 8 contiguous pieces of equal length, composed
  * side by side in two 4-lane vectors (lane l of vector v: piece 4v + l), then one after
- * another in index order; the rest (under 8 elements, or 264 with the offset below)
+ * another in index order; the rest (under 8 elements, or 264 with affine_piece's offset)
  * continues the last piece. The pieces depend on the chunk's length alone, so the bits
- * depend neither on threads nor on the ISA (the same IEEE operations per lane). With NaNs ignored a map with a NaN
- * coefficient is skipped: its lane keeps its value (a select, not a step by (1, 0), which
+ * depend neither on threads nor on the ISA (the same IEEE operations per lane). With NaNs
+ * ignored a map with a NaN coefficient is skipped: its lane keeps its value (a select, not a step by (1, 0), which
  * would turn a B of −0.0 into +0.0). Integers wrap modulo 2^64: exact, any grouping. */
 typedef double aff_vd __attribute__((vector_size(32)));
 typedef float aff_vf __attribute__((vector_size(16)));
@@ -1896,18 +1896,21 @@ typedef int32_t aff_vi __attribute__((vector_size(16)));
     STORE;                                                                                  \
   } while (0)
 
+/* The length of each of k pieces of n maps. Pieces of a power-of-two length start a
+ * multiple of 4 KiB apart, and their streams (of x and of y) then fall in one set of an
+ * 8-way L1 and evict each other (2026-11-26, AMD EPYC: AFFINE f32 at 2^18 3.6 GB/s against
+ * 18 at 2^14): 33 elements fewer per piece puts each piece's stream at least a cache line
+ * from the last's. */
+AI int64_t affine_piece(int64_t n, int k) { return n / k > 64 ? n / k - 33 : n / k; }
+
 AI void affine_body(int dt, int fast, int ign, KARGS) {
   tally__part loc;
   tally__part_init(&loc, TALLY__FAM_AFFINE, 0);
-  /* Pieces of a power-of-two length start a multiple of 4 KiB apart, and the 16 streams
-   * (8 pieces of x and of y) then fall in one set of an 8-way L1 and evict each other
-   * (2026-11-26, AMD EPYC: AFFINE f32 at 2^18 3.6 GB/s against 18 at 2^14): 33 elements
-   * fewer per piece puts each piece's stream at least a cache line from the last's. */
-  const int64_t piece = n / 8 > 64 ? n / 8 - 33 : n / 8;
+  const int64_t piece = affine_piece(n, 8);
   if (!IS_FLOAT(dt)) {
     /* Exact, so any grouping: four pieces in general registers (AVX2 has no 64-bit vector
      * multiply; its emulation was slower than one chain). */
-    const int64_t q = n / 4 > 64 ? n / 4 - 33 : n / 4; /* as piece above */
+    const int64_t q = affine_piece(n, 4);
     uint64_t A[4] = {1, 1, 1, 1}, B[4] = {0, 0, 0, 0};
     for (int64_t i = 0; i < q; i++)
       for (int l = 0; l < 4; l++) {

@@ -206,7 +206,8 @@ static bool pageable_input(tally__cuda_ctx *c, const tally__problem *p, const vo
 }
 
 bool tally__cuda_host_reduces(tally__cuda_ctx *c, const tally__problem *p, const void *x, const void *y) {
-  if (!stream_shape(p) || p->n <= 0) return false;
+  /* The caller's choice before anything else: no host threads are started for it. */
+  if (!stream_shape(p) || p->n <= 0 || p->opt.host_input == TALLY_HOST_INPUT_DEVICE) return false;
   tally_context *cpuctx;
   if (tally__host_cpu(&c->base, &c->cpu, &cpuctx)) return false;
   const host_share h = host_share_for(p, cpuctx, tally__family_of(p->op, p->dtype), pageable_input(c, p, x, y));
