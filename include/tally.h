@@ -234,7 +234,9 @@ typedef enum {
                                    the bus carries it (a per-ISA table of ops and dtypes,
                                    docs/DECISIONS.md), with the cpu device's bits; else on
                                    the device */
-  TALLY_HOST_INPUT_DEVICE = 1 /**< always on the device: the host's cores stay free */
+  TALLY_HOST_INPUT_DEVICE = 1 /**< always on the device: no host thread is started for a
+                                   pinned input; a pageable one is still copied into pinned
+                                   buffers by the host's threads */
 } tally_host_input;
 
 /** @brief Progress callback: called from the calling thread with the elements done so

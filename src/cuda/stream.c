@@ -249,11 +249,17 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
   bool direct[2] = {false, false}; /* pinned already: DMA from where it is */
   for (int i = 0; i < ninputs; i++) direct[i] = tally__cuda_pinned(c, in[i], n * es);
   tally__family fam = tally__family_of(p->op, p->dtype);
-  tally_context *cpuctx;
   tally_status s;
-  if ((s = tally__host_cpu(&c->base, &c->cpu, &cpuctx))) return s;
-  tally__pool *pool = ((tally__cpu_ctx *)cpuctx)->pool;
   const bool pageable = !direct[0] || (ninputs == 2 && !direct[1]); /* = pageable_input() */
+  /* The host's threads copy a pageable input into pinned buffers and reduce the host's
+   * share; a pinned input sent to the device (host_input DEVICE) needs neither, and its
+   * caller asked for the host's cores to stay free: no threads are started for it. */
+  tally_context *cpuctx = NULL;
+  tally__pool *pool = NULL;
+  if (pageable || p->opt.host_input != TALLY_HOST_INPUT_DEVICE) {
+    if ((s = tally__host_cpu(&c->base, &c->cpu, &cpuctx))) return s;
+    pool = ((tally__cpu_ctx *)cpuctx)->pool;
+  }
   const host_share hs = host_share_for(p, cpuctx, fam, pageable);
   double kshift = fam == TALLY__FAM_VAR ? first_value(p->dtype, x) : 0.0; /* a kernel argument */
   if (hs.num && hs.num == hs.den) { /* all on the host: one run, the cpu device's chunks */

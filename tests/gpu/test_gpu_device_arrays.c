@@ -29,6 +29,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu_util.h"
 #include "rng.h"
@@ -600,6 +601,79 @@ static void part_host(void) {
   fflush(stdout);
 }
 
+/* The threads of this process (from /proc; -1 where there is none). */
+static int process_threads(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  int n = -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Threads: %d", &n) == 1) break;
+  fclose(f);
+  return n;
+}
+
+/* opt.host_input = TALLY_HOST_INPUT_DEVICE keeps the host's cores free: a pinned input
+ * (under 8 MiB read in place, from 8 MiB streamed by DMA) starts none of the host's
+ * threads; and the same input with TALLY_HOST_INPUT_AUTO, reduced on the host, does start
+ * them (where the host has more than one CPU), which shows the count can tell. A fresh
+ * context, warmed on a device array first so that the driver's own threads are there. */
+static void part_host_threads(const char *device) {
+  int f0 = tg_failures;
+  tally_context *g = NULL;
+  if (tally_open(device, &g) != TALLY_OK || process_threads() < 0) {
+    printf("part host threads: left out (%s)\n", g ? "no /proc/self/status" : tally_errmsg(NULL));
+    tally_close(g);
+    return;
+  }
+  const int64_t sizes[] = {1 << 20, 5 << 20}; /* f32: 4 MiB (read in place), 20 MiB (streamed) */
+  float *x = NULL;
+  void *d = NULL;
+  tally_status s = tally_mem_alloc_host(g, (size_t)sizes[1] * sizeof(float), (void **)&x);
+  if (s == TALLY_OK) s = tally_mem_alloc(g, 1024 * sizeof(float), &d);
+  TG_CHECK(s == TALLY_OK, "host threads: memory: %s", tally_errmsg(g));
+  if (s == TALLY_OK) {
+    tt_rng r;
+    tt_rng_stream(&r, seed, UINT64_C(13) << 40);
+    fill(x, TALLY_F32, sizes[1], &r, 0);
+    float got = 0;
+    tally_array out = tally_array_1d(&got, TALLY_F32, 1);
+    tally_array dev = tally_array_1d(d, TALLY_F32, 1024);
+    dev.mem = TALLY_MEM_DEVICE;
+    tally_options opt;
+    tally_options_init(&opt);
+    s = tally_mem_copy(g, d, TALLY_MEM_DEVICE, x, TALLY_MEM_HOST, 1024 * sizeof(float));
+    if (s == TALLY_OK) s = tally_reduce(g, TALLY_SUM, &dev, NULL, &out, &opt); /* the warm-up */
+    TG_CHECK(s == TALLY_OK, "host threads: warm-up on a device array: %s", tally_errmsg(g));
+    const int before = process_threads();
+    opt.host_input = TALLY_HOST_INPUT_DEVICE;
+    for (int i = 0; i < 2 && s == TALLY_OK; i++) {
+      tally_array in = tally_array_1d(x, TALLY_F32, sizes[i]);
+      s = tally_reduce(g, TALLY_SUM, &in, NULL, &out, &opt);
+      TG_CHECK(s == TALLY_OK, "host threads: pinned %" PRId64 " f32, host_input DEVICE: %s", sizes[i], tally_errmsg(g));
+      const int now = process_threads();
+      tg_checks++;
+      TG_CHECK(now == before, "host threads: a pinned input of %" PRId64 " f32 with host_input DEVICE started "
+               "threads: %d before, %d after", sizes[i], before, now);
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (s == TALLY_OK && cpus > 1) {
+      opt.host_input = TALLY_HOST_INPUT_AUTO;
+      tally_array in = tally_array_1d(x, TALLY_F32, sizes[1]);
+      s = tally_reduce(g, TALLY_SUM, &in, NULL, &out, &opt);
+      const int now = process_threads();
+      tg_checks++;
+      TG_CHECK(s == TALLY_OK && now > before, "host threads: the same input reduced on the host (AUTO) should "
+               "start the host's threads: %d before, %d after (%s)", before, now, tally_errmsg(g));
+    }
+  }
+  tally_mem_free(g, d);
+  tally_mem_free_host(g, x);
+  tally_close(g);
+  printf("part host threads: %s\n", tg_failures == f0 ? "ok" : "FAILURES");
+  fflush(stdout);
+}
+
 /* Strided, reversed and 2-D device inputs, axis -1, 0 and 1. */
 static void part_layouts(void) {
   static const int64_t shapes[][2] = {{3, 1000}, {1000, 3}, {129, 513}, {1024, 2051}};
@@ -737,6 +811,7 @@ int main(int argc, char **argv) {
   part_matrix(K_DEVOUT, NULL);
   part_layouts();
   part_host();
+  part_host_threads(device);
   part_variants();
 
   if (have_driver) {
