@@ -279,8 +279,8 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
 
 /* ------------------------------------------------------------ which kernels are fast */
 
-/* On every ISA: sums, dot products and extremes of 4- and 8-byte elements. Beyond those,
- * per ISA, what was measured fast (docs/PERFORMANCE.md, "Which pageable inputs the host
+/* On every ISA: sums, dot products and extremes of 4- and 8-byte elements (NaNs not
+ * ignored). Beyond those, per ISA, what was measured fast (docs/PERFORMANCE.md, "Which pageable inputs the host
  * reduces", 2026-11-26, and runs 34-35 of the same day):
  *   AVX-512 (an H200's and an H100's hosts, Xeon, 16 threads, 2^26 elements): every op
  *     and dtype, reduced faster on the host than the GPU's stream of the same pageable
@@ -291,34 +291,33 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
  *     1.9-2.9 x the pinned copy, streamed 0.75-0.83); SUM of f16/bf16/f32 with NaNs
  *     ignored (76-100 GB/s, 1.37-1.81 x; streamed 0.77-0.81; run 35, where run 29's 35
  *     GB/s for f32 did not repeat).
- *   AVX2 (an AMD EPYC, no GPU there): kernels reading at 0.7 x the read probe or more,
- *     2^24 elements, in two runs (that beats a copy, which reads and writes): sums and
- *     extremes of every integer type, VAR of f32/f64/i32, PROD of bool and 4/8-byte types,
- *     bit operations of 4/8-byte types, and (after its AVX2 kernels, two turns: 0.6-1.08,
- *     mostly 0.7-0.9) ANY/ALL/COUNT_NONZERO. Not f16/bf16 (0.2-0.8, varying), nor VAR,
- *     PROD, DOT of 8/16-bit integers (0.2-0.9, varying). */
+ *   AVX2 (runs 40-41, 2026-11-26: an H100's Xeon host with TALLY_CPU_ISA=avx2, 16
+ *     threads, 2^26 elements, pageable; no host of AVX2 alone with a GPU was to hand):
+ *     every op and dtype reduced on the host at 1.04-5.3 x the pinned copy, NaNs
+ *     propagated or ignored, against 0.67-0.96 streamed, but VAR of f16 (0.66 and 0.81 on
+ *     the host, 0.79 and 0.72 streamed: under 0.9 either way) and AFFINE of 8/16-bit
+ *     integers and f16 (0.41-0.82 on the host, 0.77-0.80 streamed; AFFINE of 4/8-byte
+ *     types 1.87-2.12, bf16 1.05). Before that the row came from a 2-core AMD EPYC without
+ *     a GPU (kernels reading at 0.7 x its read probe): a subset of this one. */
 bool tally__cpu_reads_at_memory_speed(const tally_context *ctx, tally__family fam, tally_dtype dt,
                                       bool ignore_nan) {
   const tally__cpu_ctx *c = (const tally__cpu_ctx *)ctx;
-  if (c->isa == TALLY__ISA_AVX512) return true;
-  const size_t es = tally_dtype_size(dt);
-  const bool is_float = dt == TALLY_F16 || dt == TALLY_BF16 || dt == TALLY_F32 || dt == TALLY_F64;
-  /* NaNs ignored on AVX2: measured for the ISA's new kernels (2026-11-26) on a host without
-   * a GPU only, not yet as a table row: kept streamed. */
-  if (ignore_nan && is_float) return false;
-  const bool wide = es == 4 || es == 8;
-  const bool narrow_int = !wide && dt != TALLY_F16 && dt != TALLY_BF16; /* bool, 8/16-bit integers */
-  const bool extremes = fam == TALLY__FAM_MINMAX || fam == TALLY__FAM_ARGMIN || fam == TALLY__FAM_ARGMAX;
-  if ((fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT || extremes) && wide) return true;
-  switch (c->isa) {
+  switch (c->isa) { /* AVX-512, AVX2: NaNs propagated and ignored measured alike */
+  case TALLY__ISA_AVX512:
+    return true;
   case TALLY__ISA_AVX2:
-    if (fam == TALLY__FAM_SUM || extremes) return narrow_int;
-    if (fam == TALLY__FAM_VAR) return dt == TALLY_F32 || dt == TALLY_F64 || dt == TALLY_I32;
-    if (fam == TALLY__FAM_PROD) return wide || dt == TALLY_BOOL;
-    if (fam == TALLY__FAM_BITAND || fam == TALLY__FAM_BITOR || fam == TALLY__FAM_BITXOR) return wide;
-    return fam == TALLY__FAM_COUNT;
-  default:
-    return false;
+    if (fam == TALLY__FAM_VAR) return dt != TALLY_F16;
+    if (fam == TALLY__FAM_AFFINE) return tally_dtype_size(dt) >= 4 || dt == TALLY_BF16;
+    return true;
+  default: { /* no vector kernels measured: sums, dot products and extremes of 4- and 8-byte
+                elements, which read at memory speed from a few threads even in scalar code;
+                not floats with NaNs ignored */
+    const size_t es = tally_dtype_size(dt);
+    const bool extremes = fam == TALLY__FAM_MINMAX || fam == TALLY__FAM_ARGMIN || fam == TALLY__FAM_ARGMAX;
+    const bool is_float = dt == TALLY_F16 || dt == TALLY_BF16 || dt == TALLY_F32 || dt == TALLY_F64;
+    return (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT || extremes) && (es == 4 || es == 8) &&
+           !(ignore_nan && is_float);
+  }
   }
 }
 
