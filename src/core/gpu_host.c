@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void tally__gpu_defs(const tally__problem *p, tally__family fam, int contig, int block, char *defs,
                      size_t len) {
@@ -92,7 +93,10 @@ tally_status tally__gpu_finalize_slices(tally_context *ctx, const tally__problem
 
 tally_status tally__host_cpu(tally_context *owner, tally_context **slot, tally_context **cpu) {
   if (!*slot) {
-    tally_status s = tally__cpu_backend.open("", slot);
+    /* $TALLY_HOST_CPU: the host backend's arguments as after "cpu" in a device string
+     * (":parallel_bytes=N,threads=N"), for measuring; by default the host's defaults. */
+    const char *args = getenv("TALLY_HOST_CPU");
+    tally_status s = tally__cpu_backend.open(args ? args : "", slot);
     if (s) return tally__fail(owner, s, "host threads for the %s backend: %s", owner->backend->name,
                               tally_errmsg(NULL));
   }

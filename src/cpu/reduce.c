@@ -245,6 +245,8 @@ static tally_status scratch(tally__cpu_ctx *c, size_t bytes, void **ws) {
 
 /* ------------------------------------------------------------ a run's part */
 
+#define HOST_RUN_ALONE_BYTES ((int64_t)512 * 1024)
+
 /* The run as a slice of its own, through the same chunk jobs as tally__cpu_reduce: with
  * base 0 the part is the one the cpu device computes for the whole input. ARG* indices
  * come out relative to the run and are moved to the input's. */
@@ -263,12 +265,15 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
   tally_status st = scratch(c, (size_t)(nc ? nc : 1) * sizeof(tally__part), &ws);
   if (st) return st;
   chunk_job j = {&pl, s, ws, nc, ntasks < nc ? ntasks : nc, kp};
-  /* Jobs under parallel_bytes run alone, as in tally__cpu_reduce, rather than wait tens of
-   * microseconds for sleeping workers: a cuda context's small pageable inputs come here
-   * (Xeon host, 2026-11-26: 16-64 KiB in 20-24 µs through the pool, 3-6 µs alone). Larger
-   * ones keep the pool even when it sleeps (run alone, 1 MiB of f32 VAR took 89 µs against
-   * 38). The same chunks either way, so the same bits. */
-  if (j.ntasks > 1 && len * pl.esz < c->parallel_bytes) j.ntasks = 1;
+  /* A GPU context's host inputs come here. Under 512 KiB they run alone (or under
+   * parallel_bytes, where that is more): through the pool, awake or not, 128 and 256 KiB
+   * took 19-25 µs on an H100's Xeon host (16 threads; run 43, the pool woken after each
+   * call), alone 7-15 µs (run 42; `$TALLY_HOST_CPU=:parallel_bytes=N`). From 512 KiB the
+   * pool is as fast or faster (512 KiB of u8 SUM 23-24 µs against 28-34 alone; of f32 VAR
+   * 26 against 39-51; 1 MiB of f32 VAR 38 against 89). The same chunks either way, so the
+   * same bits. */
+  const int64_t bytes = len * pl.esz;
+  if (j.ntasks > 1 && (bytes < c->parallel_bytes || bytes < HOST_RUN_ALONE_BYTES)) j.ntasks = 1;
   if (j.ntasks > 1) tally__pool_run(c->pool, j.ntasks, chunk_task, &j, NULL, NULL);
   else if (nc) chunk_task(&j, 0);
   tally__part_init(acc, pl.fam, 0);

@@ -39,6 +39,12 @@ typedef unsigned long long u64;
 #define NUM_GROUPS_Y ((i64)gridDim.y)
 #define LOCAL_SIZE ((int)blockDim.x)
 
+/* Suspend the thread for about ns nanoseconds (sm_70 on; a hint). */
+#if __CUDA_ARCH__ >= 700
+#define NANOSLEEP(ns) __nanosleep(ns)
+#else
+#define NANOSLEEP(ns) ((void)0)
+#endif
 /* Make this thread's global writes visible to every other block before what follows. */
 #define FENCE_GLOBAL() __threadfence()
 /* The same, for a reader on the host too (writes to mapped host memory). */

@@ -93,4 +93,5 @@ INLINE void store_vec16(GLOBAL void *p, const vec16 *v) {
 
 /* No portable shuffles: work-group trees go through local memory. */
 #define HAVE_SHUFFLE 0
+#define NANOSLEEP(ns) ((void)0) /* no such hint */
 #define WARP 32

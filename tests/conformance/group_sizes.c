@@ -65,7 +65,10 @@ static void modk_closed_form(tc_run *R) {
       uint64_t got = 0xa5a5a5a5a5a5a5a5u, want = (uint64_t)(unsigned __int128)tt_modk_sum(n, k);
       tally_array in = tally_array_1d(x, (tally_dtype)dt, n);
       tally_array out = tally_array_1d(&got, tt_is_unsigned((tally_dtype)dt) ? TALLY_U64 : TALLY_I64, 1);
-      tally_status st = tally_reduce(R->ctx, TALLY_SUM, &in, NULL, &out, NULL);
+      tally_options opt;
+      tally_options_init(&opt);
+      opt.host_input = R->host_input;
+      tally_status st = tally_reduce(R->ctx, TALLY_SUM, &in, NULL, &out, &opt);
       if (st != TALLY_OK || got != want)
         tc_fail(R, "case=%llu sum of i mod %lld, %s n=%lld: %s, got %llu, closed form %llu",
                 (unsigned long long)id, (long long)k, tally_dtype_name((tally_dtype)dt),

@@ -222,6 +222,7 @@ void tc_inst_init(tc_run *R, const tc_case *c, uint64_t id, tc_inst *I) {
   if (c->out2d) I->out = tally_array_2d(I->o, I->rd, I->nsl, I->W);
   else I->out = tally_array_1d(I->o, I->rd, I->nout);
   tally_options_init(&I->opt);
+  I->opt.host_input = R->host_input;
   I->opt.accuracy = c->acc;
   I->opt.nan = c->nan;
   I->opt.ddof = c->ddof;

@@ -37,6 +37,9 @@ int main(int argc, char **argv) {
   }
   tally_context *ctx;
   tally_status s = tally_open(device, &ctx);
+  tally_options opt; /* on a GPU, its kernels (AUTO: host arrays may be reduced on the host) */
+  tally_options_init(&opt);
+  opt.host_input = TALLY_HOST_INPUT_DEVICE;
   if (s == TALLY_EUNSUPPORTED || s == TALLY_ENODEV || s == TALLY_EDRIVER) {
     printf("SKIP: %s: %s\n", device, tally_errmsg(NULL));
     return 77;
@@ -76,15 +79,15 @@ int main(int argc, char **argv) {
       unsigned char r8 = 0;
       tally_array o64 = tally_array_1d(&r64, dt == TALLY_U8 ? TALLY_U64 : TALLY_I64, 1);
       tally_array o8 = tally_array_1d(&r8, dt, 1);
-      s = tally_reduce(ctx, TALLY_SUM, &in, NULL, &o64, NULL);
+      s = tally_reduce(ctx, TALLY_SUM, &in, NULL, &o64, &opt);
       check("sum", n, dt, s, r64,
             dt == TALLY_U8 ? sum_u : dt == TALLY_I8 ? (uint64_t)sum_i : (uint64_t)nonzero);
-      s = tally_reduce(ctx, TALLY_MAX, &in, NULL, &o8, NULL);
+      s = tally_reduce(ctx, TALLY_MAX, &in, NULL, &o8, &opt);
       check("max", n, dt, s, r8, dt == TALLY_U8 ? 255 : dt == TALLY_I8 ? 127 : 1);
       o64.dtype = TALLY_I64;
-      s = tally_reduce(ctx, TALLY_ARGMAX, &in, NULL, &o64, NULL);
+      s = tally_reduce(ctx, TALLY_ARGMAX, &in, NULL, &o64, &opt);
       check("argmax", n, dt, s, r64, dt == TALLY_U8 ? (uint64_t)p2 : dt == TALLY_I8 ? (uint64_t)p1 : 1);
-      s = tally_reduce(ctx, TALLY_COUNT_NONZERO, &in, NULL, &o64, NULL);
+      s = tally_reduce(ctx, TALLY_COUNT_NONZERO, &in, NULL, &o64, &opt);
       check("count_nonzero", n, dt, s, r64, (uint64_t)nonzero);
     }
     /* u8 histogram, bins [k, k+1) for k < 100: i mod 100 counts, 127 and 255 above. */

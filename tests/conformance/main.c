@@ -1,4 +1,9 @@
 /* tally_conformance DEVICE [--quick] [--variant NAME] [--scan-variant NAME] [--hist-variant NAME] [--case K] [--sample K] [--groups LIST]
+ *                  [--host-input auto|device]
+ *
+ * --host-input: opt.host_input of every call; default device, so that on a GPU the suite
+ * checks the GPU's kernels (with auto a GPU context reduces many host arrays on the host's
+ * CPU backend, which the suite checks on `cpu`).
  *
  * --sample K runs one case in K (which ones depends on the seed); --groups runs only the
  * named groups (sizes,nan,layouts,segments,plans,user,huge,scan,hist); --ops and --dtypes only the
@@ -21,7 +26,7 @@
 static int usage(void) {
   fprintf(stderr, "usage: tally_conformance DEVICE [--quick] [--variant NAME] [--scan-variant NAME] [--hist-variant NAME] [--case K] "
                   "[--sample K] [--groups sizes,nan,layouts,segments,plans,user,huge,scan,hist] "
-                  "[--ops sum,max,...] [--dtypes f32,i32,...]\n");
+                  "[--ops sum,max,...] [--dtypes f32,i32,...] [--host-input auto|device]\n");
   return 2;
 }
 
@@ -66,6 +71,7 @@ int main(int argc, char **argv) {
   tc_run R;
   memset(&R, 0, sizeof R);
   R.only_case = -1;
+  R.host_input = TALLY_HOST_INPUT_DEVICE;
   R.trace = getenv("TALLY_TEST_TRACE") && *getenv("TALLY_TEST_TRACE") == '1';
   const char *device = NULL, *only_groups = NULL;
   for (int i = 1; i < argc; i++) {
@@ -78,6 +84,12 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--groups") == 0 && i + 1 < argc) only_groups = argv[++i];
     else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc) R.only_ops = argv[++i];
     else if (strcmp(argv[i], "--dtypes") == 0 && i + 1 < argc) R.only_dtypes = argv[++i];
+    else if (strcmp(argv[i], "--host-input") == 0 && i + 1 < argc) {
+      const char *v = argv[++i];
+      if (strcmp(v, "auto") == 0) R.host_input = TALLY_HOST_INPUT_AUTO;
+      else if (strcmp(v, "device") == 0) R.host_input = TALLY_HOST_INPUT_DEVICE;
+      else return usage();
+    }
     else if (argv[i][0] == '-') return usage();
     else if (!device) device = argv[i];
     else return usage();

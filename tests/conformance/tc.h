@@ -64,6 +64,9 @@ typedef struct {
   const char *scan_variant; /* --scan-variant: the scan ladder rung, or NULL */
   const char *hist_variant; /* --hist-variant: the histogram ladder rung, or NULL */
   int max_slices;           /* > 0: cases of more slices are left out (GPU ladder variants) */
+  /* opt.host_input of every call (--host-input; default DEVICE: on a GPU the suite tests
+   * the GPU's kernels, not the host's CPU backend that AUTO may pick for host arrays) */
+  tally_host_input host_input;
   int quick;
   uint64_t seed;
   int64_t only_case;        /* --case K: run only case K (-1: all) */

@@ -70,6 +70,7 @@ static void run_row(tally_context *ctx, const golden_row *g) {
   if (g->flags & G_IGNORE) opt.nan = TALLY_NAN_IGNORE;
   if (g->flags & G_FAST) opt.accuracy = TALLY_ACCURACY_FAST;
   opt.ddof = (g->flags & G_DDOF1) ? 1 : (g->flags & G_DDOF2) ? 2 : 0;
+  opt.host_input = TALLY_HOST_INPUT_DEVICE; /* on a GPU, the GPU's kernels (AUTO: the host's) */
   memset(out, 0xa5, sizeof out);
   checks++;
   tally_status s = tally_reduce(ctx, g->op, &in, g->y ? &in2 : NULL, &o, &opt);

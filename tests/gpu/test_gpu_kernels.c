@@ -95,7 +95,12 @@ static tally_status open_and_sum(char *msg, size_t len, int twice) {
   }
   float sum = -1;
   tally_array in = tally_array_1d(data, TALLY_F32, N), out = tally_array_1d(&sum, TALLY_F32, 1);
-  s = tally_reduce(ctx, TALLY_SUM, &in, NULL, &out, NULL);
+  /* on the GPU, whatever the host (AUTO would reduce a host array on the host's CPU, with no
+   * kernel compiled: this test's first version did so from 2026-11-26, unnoticed a day) */
+  tally_options opt;
+  tally_options_init(&opt);
+  opt.host_input = TALLY_HOST_INPUT_DEVICE;
+  s = tally_reduce(ctx, TALLY_SUM, &in, NULL, &out, &opt);
   if (s == TALLY_OK) {
     double want = 0;
     for (int i = 0; i < N; i++) want += data[i];
@@ -104,7 +109,7 @@ static tally_status open_and_sum(char *msg, size_t len, int twice) {
     snprintf(msg, len, "%s", tally_errmsg(ctx));
   }
   if (twice && s != TALLY_OK) { /* the same context again: the same failure, no crash */
-    tally_status s2 = tally_reduce(ctx, TALLY_SUM, &in, NULL, &out, NULL);
+    tally_status s2 = tally_reduce(ctx, TALLY_SUM, &in, NULL, &out, &opt);
     TG_CHECK(s2 == s, "a second reduce on the same context: %s, the first gave %s",
              tally_status_name(s2), tally_status_name(s));
   }
