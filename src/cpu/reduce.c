@@ -285,8 +285,8 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
 /* ------------------------------------------------------------ which kernels are fast */
 
 /* On every ISA: sums, dot products and extremes of 4- and 8-byte elements (NaNs not
- * ignored). Beyond those, per ISA, what was measured fast (docs/PERFORMANCE.md, "Which pageable inputs the host
- * reduces", 2026-11-26, and runs 34-35 of the same day):
+ * ignored). Beyond those, per ISA, what was measured fast (docs/PERFORMANCE.md, "Which
+ * pageable inputs the host reduces", 2026-11-26, and runs 34-35 and 40-41 of that day):
  *   AVX-512 (an H200's and an H100's hosts, Xeon, 16 threads, 2^26 elements): every op
  *     and dtype, reduced faster on the host than the GPU's stream of the same pageable
  *     input (40-46 GB/s, the host's copy into pinned buffers being its bound). Last to
