@@ -1853,8 +1853,9 @@ AI void k_bitxor(int dt, KARGS) { bit_body(dt, 2, acc, x, y, sx, sy, n, idx0, kp
  * another in index order; the rest (under 8 elements, or 264 with affine_piece's offset)
  * continues the last piece. The pieces depend on the chunk's length alone, so the bits
  * depend neither on threads nor on the ISA (the same IEEE operations per lane). With NaNs
- * ignored a map with a NaN coefficient is skipped: its lane keeps its value (a select, not a step by (1, 0), which
- * would turn a B of −0.0 into +0.0). Integers wrap modulo 2^64: exact, any grouping. */
+ * ignored a map with a NaN coefficient is skipped: its lane keeps its value (a select,
+ * not a step by (1, 0), which would turn a B of −0.0 into +0.0). Integers wrap modulo
+ * 2^64: exact, any grouping. */
 typedef double aff_vd __attribute__((vector_size(32)));
 typedef float aff_vf __attribute__((vector_size(16)));
 typedef int64_t aff_vl __attribute__((vector_size(32)));
