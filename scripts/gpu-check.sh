@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+# scripts/gpu-check.sh [--quick] [--no-bench] [--no-suites] [--no-large] [--suites-only] [--budget SECONDS]
 # scripts/gpu-check.sh [--quick] [--budget SECONDS]
 #
 # The whole GPU check, run once on the GPU machine (NVIDIA H100/H200, cmake, nvcc,
@@ -19,7 +19,10 @@
 # cache 67 s (0 s with a carried cache, below), GPU tests 19-26 s, bench 162 s, large 27 s;
 # side by side: the suite on `cuda` 241 s (52,866 cases), memcheck on the suite --quick
 # 157 s, racecheck 363 s, on the device-array test 13 s and 36 s. One device call (at most
-# 600 s) does not hold all of it: split it with --no-bench / --no-suites.
+# 600 s) does not hold all of it. Since the suites pass host_input DEVICE (2026-11-26)
+# phase 2 alone takes most of a call: run it as two calls on one warm machine,
+# `--no-suites` (phase 1) then `--suites-only` (build, cache, phase 2), each with
+# `--budget 560`.
 #
 # A warm cache from here (no GPU needed): `TALLY_CACHE_DIR=DIR build/tests/kernels/
 # test_nvrtc_all sm_90 --warm-for-driver=13000` (the GPU machine's cuDriverGetVersion),
@@ -34,6 +37,8 @@
 #   --no-bench       leave out the benchmark
 #   --no-suites      leave out phase 2 (the suites and sanitizers)
 #   --no-large       leave out the large inputs
+#   --suites-only    build and warm the cache, then phase 2 only (no GPU tests, bench or
+#                    large inputs)
 #   --budget S       the whole run's time budget in seconds (default 480)
 #
 # Output under $OUT (default ./gpu-out): summary.txt, build.log, tests.log,
@@ -53,6 +58,7 @@ QUICK=0
 NO_BENCH=0
 NO_SUITES=0
 NO_LARGE=0
+SUITES_ONLY=0
 BUDGET=480
 RESERVE=8 # seconds kept for the summary
 
@@ -62,9 +68,10 @@ while [ $# -gt 0 ]; do
     --no-bench) NO_BENCH=1 ;;
     --no-suites) NO_SUITES=1 ;;
     --no-large) NO_LARGE=1 ;;
+    --suites-only) SUITES_ONLY=1; NO_BENCH=1; NO_LARGE=1 ;;
     --budget) BUDGET=${2:?--budget needs seconds}; shift ;;
     --budget=*) BUDGET=${1#--budget=} ;;
-    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -160,7 +167,7 @@ say() { printf '%s\n' "$*" | tee -a "$OUT/summary.txt"; }
 say "gpu-check.sh  $(date -u '+%Y-%m-%d %H:%M:%S UTC')  host $(hostname)  git $COMMIT"
 say "GPUs:         ${GPU_LIST:-none (nvidia-smi -L failed or listed none)}"
 say "driver:       ${DRIVER:-none}"
-say "options:      quick=$QUICK budget=${BUDGET}s jobs=$JOBS build=$BUILD out=$OUT"
+say "options:      quick=$QUICK suites_only=$SUITES_ONLY no_bench=$NO_BENCH no_suites=$NO_SUITES budget=${BUDGET}s jobs=$JOBS build=$BUILD out=$OUT"
 say "sanitizer:    ${SANITIZER:-not found}"
 say ""
 FMT='%-24s %-44s %7s\n'
@@ -356,7 +363,9 @@ elif need "$NVRTC_ALL" warm-kernel-cache; then
 fi
 
 # The GPU tests run on any machine: without a GPU they exit 77 (skipped).
-if [ "$BUILD_OK" != 1 ]; then
+if [ "$SUITES_ONLY" = 1 ]; then
+  skip_step gpu-tests "--suites-only"
+elif [ "$BUILD_OK" != 1 ]; then
   skip_step gpu-tests "no fresh build"
 elif [ -f "$BUILD/CTestTestfile.cmake" ]; then
   step gpu-tests tests.log "$T_GPU_TESTS" "cd '$BUILD' && ctest -L gpu -LE large -V --timeout $T_GPU_TESTS"
@@ -365,7 +374,7 @@ else
 fi
 
 if [ "$NO_BENCH" = 1 ]; then
-  skip_step bench "--no-bench"
+  skip_step bench "$([ "$SUITES_ONLY" = 1 ] && echo --suites-only || echo --no-bench)"
 elif [ "$HAVE_GPU" != 1 ]; then
   skip_step bench "no GPU"
 elif need "$TALLY" bench; then
@@ -373,8 +382,11 @@ elif need "$TALLY" bench; then
 fi
 
 if [ "$QUICK" = 1 ] || [ "$NO_LARGE" = 1 ]; then
-  skip_step large "$([ "$QUICK" = 1 ] && echo --quick || echo --no-large)"
-  skip_step large-cuda-bytes "$([ "$QUICK" = 1 ] && echo --quick || echo --no-large)"
+  why=--no-large
+  [ "$SUITES_ONLY" = 1 ] && why=--suites-only
+  [ "$QUICK" = 1 ] && why=--quick
+  skip_step large "$why"
+  skip_step large-cuda-bytes "$why"
 elif [ "$HAVE_GPU" != 1 ]; then
   skip_step large "no GPU"
   skip_step large-cuda-bytes "no GPU"
