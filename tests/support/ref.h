@@ -55,6 +55,17 @@ void tt_set_exact(tt_value *v, uint64_t bits);
 void tt_set_nan(tt_value *v);
 void tt_set_near(tt_value *v, long double val, double bound);
 
+/* Underflow in products and affine compositions, as the factors around it carry it on
+ * (ref_float.c, tt_amp_step): one step per factor or map (a, b), in index order. */
+typedef struct {
+  long double MA, MB; /* |A|, |B| of the maps so far */
+  long double HA, HB; /* max over prefixes of MA, and of 1 + MB */
+  long double QA, QB; /* max over contiguous partials s+1..e of MA_s·P_e, (1 + MB_s)·P_e */
+  long double T;      /* sum over e of P_e */
+} tt_amp;
+void tt_amp_init(tt_amp *g);
+void tt_amp_step(tt_amp *g, long double a, long double b);
+
 /* Bits of v rounded to a float dtype (f32 or f64; or f16/bf16). */
 uint64_t tt_float_bits(tally_dtype t, double v);
 /* Unit roundoff of a float result dtype: 2^-24 for f32, 2^-53 for f64. */

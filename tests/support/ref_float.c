@@ -7,9 +7,10 @@
  *   NORM2 from the SUMSQ bound: |√a − √b| ≤ min(|a − b|/√b, √|a − b|), plus the sqrt's
  *   PROD, AFFINE (no bound is stated): n + 1 roundings of the accumulator per factor,
  *         plus underflow: products of values near one can leave the result's range.
- * Where products can underflow (denormal data), n halves of the accumulator's smallest
+ * Where sums can underflow (denormal data), n halves of the accumulator's smallest
  * subnormal are added, and one of the result's for its final rounding: the table's bounds
- * assume no underflow. Exact sums use exactsum;
+ * assume no underflow. PROD and AFFINE add underflow as the other factors amplify it
+ * (see tt_amp_step). Exact sums use exactsum;
  * products and compositions use long double, whose own error (n·2^-63) is added. */
 #include <math.h>
 
@@ -130,29 +131,76 @@ static void ref_sums(const tt_spec *s, const void *x, const void *y, int64_t n, 
   }
 }
 
+/* Underflow in products and compositions. A product below the normal range errs by up to
+ * t/2 (t: the accumulator's smallest subnormal), not by a fraction of itself (sums of
+ * subnormals are exact), and every later multiplication carries that error on. A rounding
+ * in the partial composition of maps s+1..e reaches the whole one multiplied by P_e, the
+ * product of the later |a| (a rise after a subnormal stretch amplifies it, in any order,
+ * the sequential one included); one in the partial's A, merged after the first s maps,
+ * also by their |A| (into A) or |B| (into B). Every evaluation (index order, pieces from
+ * the identity, trees, chained look-backs) is a binary tree over the m maps, each map in
+ * it once, so it rounds at most m - 1 products for A and m - 1 for B, each in some
+ * contiguous partial s+1..e: A's underflow is at most m·t·QA and B's m·t·QB (QA, QB in
+ * tt_amp); in index order (s = 0) both are at most t·T. The recurrences, step e:
+ * candidates for partials ending at e enter at the prefix maxima, earlier ones take |a_e|. */
+void tt_amp_init(tt_amp *g) {
+  g->MA = 1, g->MB = 0, g->HA = 1, g->HB = 1, g->QA = 0, g->QB = 0, g->T = 0;
+}
+
+void tt_amp_step(tt_amp *g, long double a, long double b) {
+  long double fa = fabsl(a);
+  g->QA = fmaxl(fa * g->QA, g->HA);
+  g->QB = fmaxl(fa * g->QB, g->HB);
+  g->T = fa * g->T + 1;
+  g->MA = fa * g->MA;
+  g->MB = fa * g->MB + fabsl(b);
+  g->HA = fmaxl(g->HA, g->MA);
+  g->HB = fmaxl(g->HB, 1 + g->MB);
+}
+
+/* The smallest normal magnitude of the accumulator whose smallest subnormal is t. */
+static long double min_normal(double t) { return t < 0x1p-1000 ? 0x1p-1022L : 0x1p-126L; }
+
 static void ref_prod(const tt_spec *s, const void *x, int64_t n, tt_expect *e) {
   tally_dtype rd = e->rdtype;
-  long double p = 1;
+  long double p = 1, lo = 1, hi = 1; /* lo, hi: the products of the |x| below, above one */
+  tt_amp g;
+  tt_amp_init(&g);
   int64_t m = 0;
   for (int64_t i = 0; i < n; i++) {
     if (nan_at(s, x, i)) {
       if (s->nan == TALLY_NAN_PROPAGATE) { tt_set_nan(&e->v[0]); return; }
       continue;
     }
-    p *= tt_load_f(s->dt, x, i);
+    double v = tt_load_f(s->dt, x, i);
+    p *= v;
+    if (fabs(v) < 1) lo *= fabs(v);
+    else hi *= fabs(v);
+    tt_amp_step(&g, v, 0);
     m++;
   }
   if (p == 0 || !isfinite(p)) { tt_set_exact(&e->v[0], tt_float_bits(rd, (double)p)); return; }
   int fast = s->acc == TALLY_ACCURACY_FAST && !s->sequential;
   double u = tt_unit(rd), ua = fast ? u : U64, t = fast ? 2 * tiny(rd) : 0x1p-1074;
   double ap = (double)fabsl(p);
-  tt_set_near(&e->v[0], p, (m + 1) * ua * ap + u * ap + m * 0x1p-63 * ap + m * t + tiny(rd));
+  /* PROD commutes: the CPU's lanes and the GPUs' grid-stride loops multiply residue
+   * classes, not runs. Where lo, the product of all the factors below one, is normal, no
+   * subset's product underflows: the old term, m·t. Else m·t·QA, sound where the partials
+   * are runs (index order, chunks, pieces, trees and scans of them) but not for every
+   * residue class: the bound that is, m·t·hi, is void on the suite's near-one data from
+   * n = 2^15 (f32 FAST; f64 accumulators from n = 2^21). */
+  long double old = m * t, under = old;
+  if (!(lo >= 2 * min_normal(t))) /* 1 + 2·m·ua: the carrying products' own roundings */
+    under = (s->sequential ? t * g.T : m * t * g.QA) * (1 + 2 * m * ua);
+  tt_set_near(&e->v[0], p, (double)((m + 1) * ua * ap + u * ap + m * 0x1p-63 * ap + under) + tiny(rd));
 }
 
 static void ref_affine(const tt_spec *s, const void *x, const void *y, int64_t n,
                        tt_expect *e) {
   tally_dtype rd = e->rdtype;
-  long double A = 1, B = 0, Aabs = 1, Babs = 0;
+  long double A = 1, B = 0;
+  tt_amp g;
+  tt_amp_init(&g);
   int nan_a = 0, nan_b = 0;
   int64_t m = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -165,15 +213,17 @@ static void ref_affine(const tt_spec *s, const void *x, const void *y, int64_t n
     long double a = tt_load_f(s->dt, x, i), b = tt_load_f(s->dt, y, i);
     A = a * A;
     B = a * B + b;
-    Aabs = fabsl(a) * Aabs;
-    Babs = fabsl(a) * Babs + fabsl(b);
+    tt_amp_step(&g, a, b);
     m++;
   }
   double u = tt_unit(rd);
   int fast = s->acc == TALLY_ACCURACY_FAST && !s->sequential;
   double ua = fast ? u : U64, t = fast ? 2 * tiny(rd) : 0x1p-1074;
-  double eA = (double)((m + 1) * ua * Aabs + u * fabsl(A) + m * 0x1p-63 * Aabs) + m * t + tiny(rd);
-  double eB = (double)((2 * m + 2) * ua * Babs + u * fabsl(B) + m * 0x1p-63 * Babs) + m * t + tiny(rd);
+  long double Aabs = g.MA, Babs = g.MB, c = 1 + 2 * m * ua; /* c: as in ref_prod */
+  long double uA = (s->sequential ? t * g.T : m * t * g.QA) * c;
+  long double uB = (s->sequential ? t * g.T : m * t * g.QB) * c;
+  double eA = (double)((m + 1) * ua * Aabs + u * fabsl(A) + m * 0x1p-63 * Aabs + uA) + tiny(rd);
+  double eB = (double)((2 * m + 2) * ua * Babs + u * fabsl(B) + m * 0x1p-63 * Babs + uB) + tiny(rd);
   if (nan_a) {
     tt_set_nan(&e->v[0]);
   } else if (!isfinite(A)) {

@@ -75,6 +75,7 @@ typedef struct {
   exactsum sum;     /* SUM: the exact prefix */
   double mag;       /* SUM: Σ|x|; PROD/AFFINE: magnitude bounds */
   long double p, A, B, MA, MB;
+  tt_amp g;         /* PROD/AFFINE: how far factors carry an underflow (ref.h) */
   double m;         /* MIN/MAX */
   int64_t k;        /* terms so far (init counts as one) */
 } facc;
@@ -85,13 +86,14 @@ static void fstart(const tt_scan_spec *s, tally_dtype rd, facc *v) {
   v->p = 1;
   v->A = 1;
   v->MA = 1;
+  tt_amp_init(&v->g);
   v->m = s->nan == TALLY_NAN_IGNORE ? NAN : s->op == TALLY_MIN ? INFINITY : -INFINITY;
   if (!s->init) return;
   double i0 = tt_load_f(rd, s->init, 0);
   v->k = 1;
   switch (s->op) {
   case TALLY_SUM: exactsum_add(&v->sum, i0); v->mag = fabs(i0); break;
-  case TALLY_PROD: v->p = i0; break;
+  case TALLY_PROD: v->p = i0; tt_amp_step(&v->g, i0, 0); break;
   case TALLY_MIN: case TALLY_MAX: v->m = i0; break;
   default: {
     double i1 = tt_load_f(rd, s->init, 1);
@@ -99,6 +101,7 @@ static void fstart(const tt_scan_spec *s, tally_dtype rd, facc *v) {
     v->B = i1;
     v->MA = fabsl(v->A);
     v->MB = fabsl(v->B);
+    tt_amp_step(&v->g, i0, i1); /* the init: the first map */
   }
   }
 }
@@ -115,6 +118,7 @@ static void fstep(const tt_scan_spec *s, facc *v, double x, double y) {
   case TALLY_PROD:
     if (ign && isnan(x)) return;
     v->p *= x;
+    tt_amp_step(&v->g, x, 0);
     break;
   case TALLY_MIN: case TALLY_MAX: v->m = fpick(s, v->m, x); break;
   default:
@@ -122,6 +126,7 @@ static void fstep(const tt_scan_spec *s, facc *v, double x, double y) {
     v->A = (long double)x * v->A;
     v->MB = fabsl((long double)x) * v->MB + fabsl((long double)y);
     v->MA = fabsl((long double)x) * v->MA;
+    tt_amp_step(&v->g, x, y);
     break;
   }
 }
@@ -171,13 +176,15 @@ static int fcheck(const tt_scan_spec *s, tally_dtype rd, const facc *v, double r
     snprintf(why, len, "got %.17g, exact %.17g: error %.3g > bound %.3g", r, S, err, bound);
     return 0;
   }
-  long double want, mag;
+  long double want, mag, amp;
   if (s->op == TALLY_PROD) {
     want = v->p;
     mag = fabsl(v->p);
+    amp = v->g.QA;
   } else {
     want = w ? v->B : v->A;
     mag = w ? v->MB : v->MA;
+    amp = w ? v->g.QB : v->g.QA;
   }
   if (isnan((double)want) || isinf((double)want)) {
     if (isnan((double)want) ? isnan(r) : r == (double)want) return 1;
@@ -185,9 +192,14 @@ static int fcheck(const tt_scan_spec *s, tally_dtype rd, const facc *v, double r
     return 0;
   }
   /* Each step rounds in the accumulator (and the long double reference a little). */
-  /* Near underflow each step may also lose up to the accumulator's smallest subnormal. */
-  double bound = (double)(ur * fabsl(want) + 4 * k * ua * mag) * (1 + 0x1p-20) +
-                 tiny(rd) + 4 * k * (ua == 0x1p-24 ? 0x1p-149 : 0x1p-1074);
+  /* Near underflow a product may also lose up to the accumulator's smallest subnormal,
+   * which the later factors carry on (a rise after a subnormal stretch amplifies it): a
+   * prefix is a composition of its k maps in contiguous partials, whatever the scan's
+   * tree or look-back, so at most k - 1 such losses each for A and B, each at most
+   * t·amp (tt_amp_step in ref_float.c). */
+  double t = ua == 0x1p-24 ? 0x1p-149 : 0x1p-1074;
+  double bound = (double)((ur * fabsl(want) + 4 * k * ua * mag) * (1 + 0x1p-20) +
+                          4 * k * t * amp) + tiny(rd);
   double err = (double)fabsl((long double)r - want);
   if (isnan(r)) err = INFINITY;
   double ratio = err / bound;

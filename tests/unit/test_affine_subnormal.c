@@ -21,8 +21,9 @@
  * normal and subnormal b's. NaNs are sprinkled on the near-one maps, propagated and ignored.
  *
  * The bound. No bound is documented for AFFINE reductions (SEMANTICS.md; the conformance
- * reference, tests/support/ref_float.c, adds underflow as m·2^-1074, not amplified: a rise
- * after a subnormal stretch amplifies it, in any order, the sequential one included). Each
+ * reference, tests/support/ref_float.c, added underflow as m·2^-1074, not amplified: a rise
+ * after a subnormal stretch amplifies it, in any order, the sequential one included; it
+ * now amplifies it, see tt_amp_step there and tests/unit/test_underflow_bound.c). Each
  * rounding of the accumulator errs by at most u of its value or by t (the accumulator's
  * smallest subnormal) below the normal range, and the error is then multiplied by the
  * product P_k of the later a's. So |r - v| <= (ops)·u·M + t·(sum of P_k + merges·max P_k)
