@@ -28,16 +28,19 @@ void tally__gpu_hist_plan_make(const tally__hist_problem *p, int block, int64_t 
   pl->block = block;
   pl->merge_atomic = merge_atomic;
   pl->lbins = p->variant == TALLY__HIST_SIMPLE        ? 0 /* global atomics only */
+              : p->nbins <= TALLY__HIST_LBINS_TINY    ? TALLY__HIST_LBINS_TINY
               : p->nbins <= TALLY__HIST_LBINS_SMALL   ? TALLY__HIST_LBINS_SMALL
               : p->nbins <= TALLY__HIST_LBINS_LARGE ? TALLY__HIST_LBINS_LARGE
                                                      : 0;
   pl->entry = p->variant == TALLY__HIST_SIMPLE ? "hist_simple" : "hist_blocks";
   /* 16 elements per thread at least; no more blocks than fill the device once; and fewer
-   * than 2^32 elements per block (u32 bins). */
+   * than 2^32 elements per block (u32 bins): contiguous inputs are strip-mined in tiles
+   * of 2·block vectors of at most 16 elements (src/gpu/hist.clh), so a block may take up
+   * to a tile, a head and a tail more than per_block. */
   int64_t want = (p->n + (int64_t)block * 16 - 1) / ((int64_t)block * 16);
   if (want > max_blocks) want = max_blocks;
   if (want < 1) want = 1;
-  while ((p->n + want - 1) / want >= ((int64_t)1 << 32)) want *= 2;
+  while ((p->n + want - 1) / want + (int64_t)block * 32 + 32 >= ((int64_t)1 << 32)) want *= 2;
   pl->per_block = (p->n + want - 1) / want;
   if (pl->per_block < 1) pl->per_block = 1;
   pl->nblocks = (p->n + pl->per_block - 1) / pl->per_block;

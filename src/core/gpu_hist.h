@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bins a block keeps in local memory: up to 1024 (4 KiB), else up to 8192 (32 KiB). */
+/* Bins a block keeps in local memory: up to 256 (f16/bf16: 32 copies, 32 KiB, see
+ * hist.clh's COPIES), up to 1024 (4 KiB), else up to 8192 (32 KiB). */
+#define TALLY__HIST_LBINS_TINY 256
 #define TALLY__HIST_LBINS_SMALL 1024
 #define TALLY__HIST_LBINS_LARGE 8192
 

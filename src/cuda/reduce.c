@@ -240,9 +240,9 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
           fn(ladder_scan_srcs, pl.defs, user);
           count += 2;
         }
-  /* Histograms (hist.c): local bins of two sizes or 64-bit atomics, even bins or edges. */
+  /* Histograms (hist.c): local bins of three sizes or 64-bit atomics, even bins or edges. */
   static const char *const hist_srcs[] = {"reduce_part.clh", "hist.clh", NULL};
-  static const int64_t hist_bins[] = {256, 4096, 100000};
+  static const int64_t hist_bins[] = {256, 1000, 4096, 100000};
   for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++)
     for (size_t b = 0; b < sizeof hist_bins / sizeof *hist_bins; b++)
       for (int edges = 0; edges < 2; edges++) {

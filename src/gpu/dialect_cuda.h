@@ -19,6 +19,9 @@ typedef unsigned long long u64;
 #define LOCAL __shared__ /* a block-shared variable */
 #define LOCAL_PTR /* a pointer parameter to block-shared memory (OpenCL: __local) */
 #define INLINE static __device__ __forceinline__
+/* A function of a rare path, kept out of line so that the compiler does not fold its tests
+ * into the common path's (OpenCL: an ordinary function). */
+#define RARE static __device__ __noinline__
 #define BARRIER() __syncthreads()
 /* A barrier of `count` threads (a multiple of 32), numbered id (1..15; 0 is BARRIER's):
  * the block's first `count` where only they take part, the other warps going on. Unlike
@@ -75,6 +78,8 @@ INLINE void store_relaxed_u64x2(GLOBAL u64 *p, u64 a, u64 b) {
 #define F64_TO_F32_UP(d) __double2float_ru(d)
 #define F64_TO_F32_DOWN(d) __double2float_rd(d)
 #define FMA(a, b, c) fma((a), (b), (c))
+/* f32 a·b + c rounded toward zero (OpenCL C has no per-operation rounding: not defined). */
+#define FMA_RZ_F32(a, b, c) __fmaf_rz((a), (b), (c))
 #define SQRT(x) sqrt(x)
 
 INLINE float f16_bits_to_f32(u32 h) {

@@ -25,6 +25,7 @@ typedef ulong u64;
 #define LOCAL __local /* a work-group-shared variable (declared at kernel scope) */
 #define LOCAL_PTR __local
 #define INLINE static inline
+#define RARE static /* out of line where the compiler agrees (CUDA: __noinline__) */
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define LOCAL_ID ((int)get_local_id(0))
 #define GROUP_ID ((i64)get_group_id(0))

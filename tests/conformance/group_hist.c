@@ -170,11 +170,14 @@ static int run_on(tc_run *R, tally_context *ctx, const char *dev, const hc_case 
     size_t xb = (size_t)(n * es) + 1, wb = w ? (size_t)n * tt_size(wdt) + 1 : 1;
     /* device_mem 2: the counts 2 apart (the gaps poisoned, and checked untouched) */
     size_t cstride = device_mem == 2 ? 2 : 1, cbytes = (size_t)nb * 8 * cstride;
-    s = tally_mem_alloc(ctx, xb, &dx);
+    /* CUDA: the input 0-3 elements past the allocation's start (the kernels' unaligned
+     * head); OpenCL device arrays are whole cl_mem buffers (tally.h). */
+    size_t xoff = (size_t)tt_rng_below(&rng, 4) * (size_t)es * (strcmp(R->device, "cuda") == 0);
+    s = tally_mem_alloc(ctx, xb + xoff, &dx);
     if (!s) s = tally_mem_alloc(ctx, wb, &dw);
     if (!s) s = tally_mem_alloc(ctx, cbytes, &dc);
     if (!s) s = tally_mem_alloc(ctx, (size_t)nb * 8, &ds);
-    if (!s) s = tally_mem_copy(ctx, dx, TALLY_MEM_DEVICE, x, TALLY_MEM_HOST, xb - 1);
+    if (!s) s = tally_mem_copy(ctx, (char *)dx + xoff, TALLY_MEM_DEVICE, x, TALLY_MEM_HOST, xb - 1);
     if (!s && w) s = tally_mem_copy(ctx, dw, TALLY_MEM_DEVICE, w, TALLY_MEM_HOST, wb - 1);
     uint64_t *spread = s ? NULL : tc_alloc(cbytes);
     if (spread) {
@@ -187,7 +190,7 @@ static int run_on(tc_run *R, tally_context *ctx, const char *dev, const hc_case 
       pass = 0;
       goto done;
     }
-    tally_array din = tally_array_1d(dx, c->dt, n), dwa = tally_array_1d(dw, wdt, n);
+    tally_array din = tally_array_1d((char *)dx + xoff, c->dt, n), dwa = tally_array_1d(dw, wdt, n);
     tally_array dca = tally_array_1d(dc, TALLY_U64, nb), dsa = tally_array_1d(ds, TALLY_F64, nb);
     dca.strides[0] = (int64_t)cstride;
     din.mem = dwa.mem = dca.mem = dsa.mem = TALLY_MEM_DEVICE;
