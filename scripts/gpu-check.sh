@@ -1,5 +1,5 @@
-# scripts/gpu-check.sh [--quick] [--no-bench] [--no-suites] [--no-large] [--suites-only] [--budget SECONDS]
-# scripts/gpu-check.sh [--quick] [--budget SECONDS]
+#!/usr/bin/env bash
+# scripts/gpu-check.sh [--quick] [--no-bench] [--no-suites] [--no-large] [--suites-only] [--budget S]
 #
 # The whole GPU check, run once on the GPU machine (NVIDIA H100/H200, cmake, nvcc,
 # compute-sanitizer; no internet) from the root of a copy of this repository.
@@ -71,7 +71,7 @@ while [ $# -gt 0 ]; do
     --suites-only) SUITES_ONLY=1; NO_BENCH=1; NO_LARGE=1 ;;
     --budget) BUDGET=${2:?--budget needs seconds}; shift ;;
     --budget=*) BUDGET=${1#--budget=} ;;
-    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,47p' "$0"; exit 0 ;;
     *) echo "gpu-check.sh: unknown argument: $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
