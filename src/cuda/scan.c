@@ -10,18 +10,24 @@
 #include <string.h>
 
 
-/* The tile shapes that read and wrote fastest on an H100 of those measured with
- * TALLY_SCAN_TILE=BxIxM (B threads x I elements, M blocks per SM; SUM at 2^28):
- * - 4-byte elements and results (f32; i32, u32 MIN/MAX): 256 x 32 x 4 (2026-11-25, us:
- *   256x32x4 930, 320x32x3 960, 320x28x3 962, 384x28x3 969, 288x28x4 976, 384x24x3 1005,
- *   288x32x4 1021, 448x24x2 1057, 448x24x3 1171);
- * - 8-byte elements (f64, i64, u64): 256 x 16 x 3 (2026-11-25, f64 with tree carries:
- *   192x16x4 2223, 256x16x3 2273, 256x20x3 2450, 320x16x2 2471, 256x12x4 2614, 448x12x2
- *   2659, 320x12x3 2738, 256x16x4 2794, 384x8x3 3134, 256x24x2 3394);
- * - 4-byte elements to 8-byte results (i32 -> i64, u32 -> u64): 256 x 20 x 4
- *   (2026-11-25: 256x20x4 1206, 256x16x4 1248, 192x16x5 1261, 320x16x3 1265, 256x12x5
- *   1335, 256x16x3 1340, 448x12x2 1481, 384x16x3 2551, 256x24x3 2881, 256x32x3 2982,
- *   448x24x2 3110: runs of 24 or 32 results, 192 or 256 bytes, leave the warp
+/* The tile shapes that read and wrote fastest of those measured with TALLY_SCAN_TILE=BxIxM
+ * (B threads x I elements, M blocks per SM; SUM at 2^28). Since 2026-11-26 (runs 53-59)
+ * the runs of kernels whose results are as wide as their elements live in local memory
+ * (scan.clh, RUNS_LOCAL), so registers no longer cap the blocks per SM; the shapes were
+ * measured again then, on an H200 and an H100 (docs/PERFORMANCE.md):
+ * - 4-byte elements and results (f32; i32, u32 MIN/MAX): 320 x 32 x 4 (x CUB, f32, H100:
+ *   320x32x4 1.03-1.04, 256x32x5 1.00-1.02, 256x32x4 1.00, the old 256x32x4 with runs
+ *   in registers 0.93-0.94; H200: 320x32x4 0.99-1.00, 256x32x5 0.98-1.00, 224x32x6 0.95,
+ *   256x32x6 0.83 (registers spill at 32), 288x32x5 0.85, 192x32x7 0.76, 128x32x10 0.62,
+ *   384x32x3 0.49);
+ * - 8-byte elements (f64, i64, u64): 320 x 16 x 4 (f64 FAST x CUB, H100: 320x16x4
+ *   1.00-1.01, 256x16x5 0.98, 224x16x6 0.97, the old 256x16x3 0.87-0.88), but the
+ *   compensated f64 sum (DEFAULT) 224 x 16 x 6 (H100 0.77 against 320x16x4's 0.73; H200
+ *   0.72-0.73 against 0.67-0.68);
+ * - 4-byte elements to 8-byte results (i32 -> i64, u32 -> u64; runs in registers): 256 x
+ *   20 x 4 (2026-11-25: 256x20x4 1206 us, 256x16x4 1248, 192x16x5 1261, 320x16x3 1265,
+ *   256x12x5 1335, 256x16x3 1340, 448x12x2 1481, 384x16x3 2551, 256x24x3 2881, 256x32x3
+ *   2982, 448x24x2 3110: runs of 24 or 32 results, 192 or 256 bytes, leave the warp
  *   transposition's buffer too big for local memory);
  * - the rest (narrower elements, AFFINE's pairs): 448 threads, 96 bytes of input each,
  *   2 per SM (f64 AFFINE and the narrow types not yet measured against other shapes).
@@ -29,8 +35,11 @@
  * blocks, the more of them overlap a look-back with loads. */
 void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl) {
   const size_t es = tally_dtype_size(p->dtype), rs = tally_dtype_size(p->rdtype);
-  if (tally__gpu_scan_narrow(p)) tally__gpu_scan_plan_make(p, 256, 32, 4, pl);
-  else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 3, pl);
+  const int fdef = p->dtype == TALLY_F64 && p->accuracy != TALLY_ACCURACY_FAST;
+  if (tally__gpu_scan_narrow(p)) tally__gpu_scan_plan_make(p, 320, 32, 4, pl);
+  else if (es == 8 && p->width == 1 && p->op == TALLY_SUM && fdef)
+    tally__gpu_scan_plan_make(p, 224, 16, 6, pl); /* the compensated f64 sum */
+  else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
   else if (es == 4 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 20, 4, pl);
   else tally__gpu_scan_plan_make(p, 448, 0, 2, pl);
 }

@@ -111,6 +111,24 @@ INLINE void store_local_vec16(LOCAL_PTR vec16 *p, const vec16 *v) {
   *(uint4 *)p = make_uint4(v->w[0], v->w[1], v->w[2], v->w[3]);
 }
 
+/* 16 bytes from global to block-shared memory without passing through registers
+ * (cp.async, sm_80 on), both 16-byte aligned; COPY_ASYNC_WAIT() waits for this thread's
+ * copies. The scan keeps its tile's runs in local memory this way, so the bytes in flight
+ * need no registers (scan.clh, RUNS_LOCAL). */
+#if __CUDA_ARCH__ >= 800
+INLINE void copy_async16(LOCAL_PTR vec16 *dst, const GLOBAL void *src) {
+  asm volatile("{ .reg .u64 s; cvta.to.shared.u64 s, %0; cp.async.cg.shared.global [s], [%1], 16; }"
+               ::"l"(dst), "l"(src) : "memory");
+}
+#define COPY_ASYNC_WAIT() asm volatile("cp.async.wait_all;" ::: "memory")
+#else
+INLINE void copy_async16(LOCAL_PTR vec16 *dst, const GLOBAL void *src) {
+  vec16 v = load_vec16(src);
+  store_local_vec16(dst, &v);
+}
+#define COPY_ASYNC_WAIT() ((void)0)
+#endif
+
 /* Warps: 32 lanes that exchange registers without memory. */
 #define HAVE_SHUFFLE 1
 #define WARP 32
