@@ -168,20 +168,27 @@ static int run_on(tc_run *R, tally_context *ctx, const char *dev, const sc_case 
 
   tally_status st;
   if (device_mem) {
-    /* The same call on device arrays (contiguous copies made with tally_mem_*). */
+    /* The same call on device arrays (contiguous copies made with tally_mem_*). CUDA: the
+     * input and the output 0-3 elements past their allocations' start, so the kernels'
+     * unaligned ways run too; OpenCL device arrays are whole cl_mem buffers (tally.h). */
+    const int cuda = strcmp(R->device, "cuda") == 0;
+    size_t xoff = cuda ? (size_t)tt_rng_below(&rng, 4) * (size_t)es : 0;
+    size_t ooff = cuda ? (size_t)tt_rng_below(&rng, 4) * (size_t)rs : 0;
     size_t ib = (size_t)(n * es), obytes = (size_t)(n * W * rs);
-    st = tally_mem_alloc(ctx, ib ? ib : 1, &dev_in);
-    if (!st && has2) st = tally_mem_alloc(ctx, ib ? ib : 1, &dev_in2);
-    if (!st) st = tally_mem_alloc(ctx, obytes ? obytes : 1, &dev_out);
-    if (!st) st = tally_mem_copy(ctx, dev_in, TALLY_MEM_DEVICE, x, TALLY_MEM_HOST, ib);
-    if (!st && has2) st = tally_mem_copy(ctx, dev_in2, TALLY_MEM_DEVICE, y, TALLY_MEM_HOST, ib);
+    st = tally_mem_alloc(ctx, ib + xoff ? ib + xoff : 1, &dev_in);
+    if (!st && has2) st = tally_mem_alloc(ctx, ib + xoff ? ib + xoff : 1, &dev_in2);
+    if (!st) st = tally_mem_alloc(ctx, obytes + ooff ? obytes + ooff : 1, &dev_out);
+    if (!st) st = tally_mem_copy(ctx, (char *)dev_in + xoff, TALLY_MEM_DEVICE, x, TALLY_MEM_HOST, ib);
+    if (!st && has2)
+      st = tally_mem_copy(ctx, (char *)dev_in2 + xoff, TALLY_MEM_DEVICE, y, TALLY_MEM_HOST, ib);
     if (st) {
       tc_fail(R, "%s: device memory: %s: %s", desc, tally_status_name(st), tally_errmsg(ctx));
       pass = 0;
       goto done;
     }
-    tally_array din = tally_array_1d(dev_in, c->dt, n), din2 = tally_array_1d(dev_in2, c->dt, n);
-    tally_array dout = tally_array_1d(dev_out, rd, n * W);
+    tally_array din = tally_array_1d((char *)dev_in + xoff, c->dt, n);
+    tally_array din2 = tally_array_1d(has2 ? (char *)dev_in2 + xoff : NULL, c->dt, n);
+    tally_array dout = tally_array_1d((char *)dev_out + ooff, rd, n * W);
     din.mem = din2.mem = dout.mem = TALLY_MEM_DEVICE;
     st = tally_scan(ctx, c->op, &din, has2 ? &din2 : NULL, &dout, &o);
     if (st == TALLY_EUNSUPPORTED) {
@@ -191,7 +198,7 @@ static int run_on(tc_run *R, tally_context *ctx, const char *dev, const sc_case 
       printf("  skipped (device arrays): %s: %s\n", desc, tally_errmsg(ctx));
       goto done;
     }
-    if (!st) st = tally_mem_copy(ctx, ob, TALLY_MEM_HOST, dev_out, TALLY_MEM_DEVICE, obytes);
+    if (!st) st = tally_mem_copy(ctx, ob, TALLY_MEM_HOST, (char *)dev_out + ooff, TALLY_MEM_DEVICE, obytes);
   } else {
     /* warm: a first call wakes the CPU's threads, so that the checked call runs on all of
      * them (a call below a few MiB on sleeping threads runs on one: the same bits) */
@@ -447,7 +454,8 @@ static void threads(tc_run *R) {
  * where the backend says it cannot yet. */
 static void device_arrays(tc_run *R) {
   static const struct { tally_op op; tally_dtype dt; } combos[] = {
-      {TALLY_SUM, TALLY_F32}, {TALLY_MAX, TALLY_I16}, {TALLY_AFFINE, TALLY_F64}};
+      {TALLY_SUM, TALLY_F32}, {TALLY_MAX, TALLY_I16}, {TALLY_AFFINE, TALLY_F64},
+      {TALLY_SUM, TALLY_F64}, {TALLY_MAX, TALLY_I32}, {TALLY_SUM, TALLY_I64}};
   for (size_t k = 0; k < sizeof combos / sizeof *combos; k++) {
     uint64_t id;
     if (!tc_begin(R, &id)) continue;
