@@ -29,8 +29,9 @@ static void plan(tally__cuda_ctx *c, const tally__hist_problem *p, int64_t max_b
                  tally__gpu_hist_plan *pl) {
   tally__gpu_hist_plan_make(p, HIST_BLOCK, max_blocks, 1, pl);
   size_t used = strlen(pl->defs);
-  if (p->dtype == TALLY_F32 && tally__cuda_hist_copies_f32(c->mem_khz, c->bus_bits, c->sms) &&
-      used + 24 < sizeof pl->defs)
+  /* only where the kernel has copies (256-bin local tier): no other specialisation */
+  if (p->dtype == TALLY_F32 && pl->lbins == TALLY__HIST_LBINS_TINY &&
+      tally__cuda_hist_copies_f32(c->mem_khz, c->bus_bits, c->sms) && used + 24 < sizeof pl->defs)
     strcpy(pl->defs + used, " -DHIST_COPIES_F32=1");
 }
 
