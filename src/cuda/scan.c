@@ -23,7 +23,9 @@
  * - 8-byte elements (f64, i64, u64): 320 x 16 x 4 (f64 FAST x CUB, H100: 320x16x4
  *   1.00-1.01, 256x16x5 0.98, 224x16x6 0.97, the old 256x16x3 0.87-0.88), but the
  *   compensated f64 sum (DEFAULT) 224 x 16 x 6 (H100 0.77 against 320x16x4's 0.73; H200
- *   0.72-0.73 against 0.67-0.68);
+ *   0.72-0.73 against 0.67-0.68); but 8-byte integers keep their runs in registers
+ *   (scan.clh RUN_LOCAL) at 256 x 16 x 3: for i64 SUM (H100, run 61, 2^26-2^30) 1.00-1.01
+ *   against 320x16x4 with runs local 0.95-0.96;
  * - 4-byte elements to 8-byte results (i32 -> i64, u32 -> u64; runs in registers): 256 x
  *   20 x 4 (2026-11-25: 256x20x4 1206 us, 256x16x4 1248, 192x16x5 1261, 320x16x3 1265,
  *   256x12x5 1335, 256x16x3 1340, 448x12x2 1481, 384x16x3 2551, 256x24x3 2881, 256x32x3
@@ -36,10 +38,12 @@
 void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl) {
   const size_t es = tally_dtype_size(p->dtype), rs = tally_dtype_size(p->rdtype);
   const int fdef = p->dtype == TALLY_F64 && p->accuracy != TALLY_ACCURACY_FAST;
+  const int is_f64 = p->dtype == TALLY_F64;
   if (tally__gpu_scan_narrow(p)) tally__gpu_scan_plan_make(p, 320, 32, 4, pl);
   else if (es == 8 && p->width == 1 && p->op == TALLY_SUM && fdef)
     tally__gpu_scan_plan_make(p, 224, 16, 6, pl); /* the compensated f64 sum */
-  else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
+  else if (es == 8 && p->width == 1 && is_f64) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
+  else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 3, pl); /* i64, u64 */
   else if (es == 4 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 20, 4, pl);
   else tally__gpu_scan_plan_make(p, 448, 0, 2, pl);
 }
