@@ -454,7 +454,7 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
     } else if (p->dtype == TALLY_F64) {
       j.g.simd = fast ? v->sum_f64 : v->sum_f64_dd;
       j.g.simd_reduce = fast ? v->reduce_f64 : v->reduce_f64_dd;
-      j.g.fused = fast ? v->fused_f64 : NULL;
+      j.g.fused = fast ? v->fused_f64 : v->fused_f64_dd;
     }
     if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL; /* see tally__scan_fused_fn */
   }

@@ -49,8 +49,9 @@ typedef struct {
   tally__scan_simd_fn reduce_f32_d, reduce_f32_f, reduce_f64;
   /* Both passes of the first three at once, or NULL (AVX2 only so far). */
   tally__scan_fused_fn fused_f32_d, fused_f32_f, fused_f64;
-  /* Pass 1 of sum_f64_dd, or NULL (AVX2 only so far). */
+  /* Pass 1 of sum_f64_dd, and both its passes at once, or NULL (AVX2 only so far). */
   tally__scan_simd_fn reduce_f64_dd;
+  tally__scan_fused_fn fused_f64_dd;
 } tally__scan_simd_set;
 extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
     tally__scan_simd_avx512;
