@@ -52,6 +52,12 @@ static inline M8 v8_same(V8 v) { return v == v; }                /* all ones but
 static inline V8 v8_pick(M8 m, V8 a, V8 b) { return (V8)((m & (M8)a) | (~m & (M8)b)); }
 static inline V8 v8_keep(M8 m, V8 a) { return (V8)(m & (M8)a); }
 #define V8_SH(v, f, k) SH(v, f, k)
+/* 1 if every lane of v has |v| < lim (NaN: 0). */
+static inline int v8_all_below(V8 v, double lim) {
+  int ok = 1;
+  for (int j = 0; j < 8; j++) ok &= __builtin_fabs(v[j]) < lim;
+  return ok;
+}
 /* evens + odds of the 16 lanes of a, b */
 #define V8_PAIRS(a, b) (__builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14) + \
                         __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15))
@@ -92,6 +98,13 @@ static inline V8 v8_pick(M8 m, V8 a, V8 b) {
               (vd4)((m.hi & (vl4)a.hi) | (~m.hi & (vl4)b.hi))};
 }
 static inline V8 v8_keep(M8 m, V8 a) { return (V8){(vd4)(m.lo & (vl4)a.lo), (vd4)(m.hi & (vl4)a.hi)}; }
+/* 1 if every lane of v has |v| < lim (NaN: 0). */
+static inline int v8_all_below(V8 v, double lim) {
+  const __m256d sign = _mm256_set1_pd(-0.0), l = _mm256_set1_pd(lim);
+  __m256d a = _mm256_andnot_pd(sign, (__m256d)v.lo), b = _mm256_andnot_pd(sign, (__m256d)v.hi);
+  __m256d ok = _mm256_and_pd(_mm256_cmp_pd(a, l, _CMP_LT_OQ), _mm256_cmp_pd(b, l, _CMP_LT_OQ));
+  return _mm256_movemask_pd(ok) == 0xf;
+}
 /* SH across the halves: lanes below k from f, lane j >= k from lane j - k */
 #define V8_SH(v, f, k)                                                                         \
   ((V8){__builtin_shufflevector((v).lo, (f).lo, (k) > 0 ? 4 : 0, (k) > 1 ? 4 : 1 - (k),        \
@@ -208,6 +221,15 @@ static inline vdd vdd_add(vdd a, vdd b) {
   return r;
 }
 
+/* vdd_add where every sum is finite: the same operations without the test. */
+static inline vdd vdd_add_finite(vdd a, vdd b) {
+  V8 s = v8_add(a.h, b.h);
+  V8 bb = v8_sub(s, a.h), e = v8_add(v8_sub(a.h, v8_sub(s, bb)), v8_sub(b.h, bb));
+  e = v8_add(e, v8_add(a.l, b.l));
+  V8 h = v8_add(s, e);
+  return (vdd){h, v8_sub(e, v8_sub(h, s))};
+}
+
 #define VDD_SH(v, f, k) ((vdd){V8_SH((v).h, (f).h, k), V8_SH((v).l, (f).l, k)})
 
 /* The scalar dd_add, for the running value (the same arithmetic as scan_kern.c's). */
@@ -221,28 +243,45 @@ static inline void dd1_add(double *ah, double *al, double bh, double bl) {
   *ah = h;
 }
 
-/* One block of sum_f64_dd: the 8 elements at x, the running value s updated, the total t
- * too (unless NULL), the results to o (unless NULL). */
-static inline __attribute__((always_inline)) void block_dd(const double *x, double *o, double *s,
-                                                            double *t, int excl, int ign) {
+/* sum_f64_dd's blocks: a block's prefix (prefix_dd; the 8 elements at x), then its results
+ * from the running value s (finish_dd: s updated, the total t too unless NULL, the results
+ * to o unless NULL). Elements and running value below 2^1019 in magnitude (*fin): no sum
+ * of the block's can overflow (|s| + 8 · 2^1019 < 2^1023, TwoSum's intermediates within
+ * twice that), so the test for Inf and NaN changes nothing and is left out. */
+static inline __attribute__((always_inline)) vdd prefix_dd(const double *x, int ign, int *fin) {
   const V8 mz = v8_splat(-0.0);
   const vdd f = {mz, mz};
   vdd v;
   v.h = v8_load(x);
   if (ign) v.h = v8_keep(v8_same(v.h), v.h);
   v.l = v8_splat(0.0);
-  v = vdd_add(v, VDD_SH(v, f, 1));
-  v = vdd_add(v, VDD_SH(v, f, 2));
-  v = vdd_add(v, VDD_SH(v, f, 4));
+  *fin = v8_all_below(v.h, 0x1p1019);
+  if (*fin) {
+    v = vdd_add_finite(v, VDD_SH(v, f, 1));
+    v = vdd_add_finite(v, VDD_SH(v, f, 2));
+    v = vdd_add_finite(v, VDD_SH(v, f, 4));
+  } else {
+    v = vdd_add(v, VDD_SH(v, f, 1));
+    v = vdd_add(v, VDD_SH(v, f, 2));
+    v = vdd_add(v, VDD_SH(v, f, 4));
+  }
+  return v;
+}
+
+static inline __attribute__((always_inline)) void finish_dd(vdd v, int fin, double *o, double *s,
+                                                             double *t, int excl) {
+  const V8 mz = v8_splat(-0.0);
+  const vdd f = {mz, mz};
   if (o) {
-    vdd sv = {v8_splat(s[0]), v8_splat(s[1])};
-    vdd r = vdd_add(sv, excl ? VDD_SH(v, f, 1) : v);
-    v8_store(o, r.h);
+    vdd sv = {v8_splat(s[0]), v8_splat(s[1])}, w = excl ? VDD_SH(v, f, 1) : v;
+    v8_store(o, fin && __builtin_fabs(s[0]) < 0x1p1019 ? vdd_add_finite(sv, w).h : vdd_add(sv, w).h);
   }
   dd1_add(&s[0], &s[1], v8_last(v.h), v8_last(v.l));
   if (t) dd1_add(&t[0], &t[1], v8_last(v.h), v8_last(v.l));
 }
 
+/* Two blocks at a time: their prefixes are independent, so they overlap (each is a chain
+ * of three double-double additions). */
 static int64_t sum_f64_dd(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp,
                           void *tp, int write) {
   const double *x = (const double *)xc;
@@ -250,8 +289,19 @@ static int64_t sum_f64_dd(const tally__scan_args *g, const char *xc, char *oc, i
   double s[2], t[2];
   memcpy(s, sp, 16);
   memcpy(t, tp, 16);
+  const int excl = g->exclusive, ign = g->ignore_nan;
   int64_t i = 0;
-  for (; i + 8 <= m; i += 8) block_dd(x + i, write ? o + i : NULL, s, t, g->exclusive, g->ignore_nan);
+  for (; i + 16 <= m; i += 16) {
+    int f0, f1;
+    vdd v0 = prefix_dd(x + i, ign, &f0), v1 = prefix_dd(x + i + 8, ign, &f1);
+    finish_dd(v0, f0, write ? o + i : NULL, s, t, excl);
+    finish_dd(v1, f1, write ? o + i + 8 : NULL, s, t, excl);
+  }
+  for (; i + 8 <= m; i += 8) {
+    int f0;
+    vdd v0 = prefix_dd(x + i, ign, &f0);
+    finish_dd(v0, f0, write ? o + i : NULL, s, t, excl);
+  }
   memcpy(sp, s, 16);
   memcpy(tp, t, 16);
   return i;
@@ -595,8 +645,13 @@ static void fused_f64_dd(const char *x, char *o, int64_t m, void *sp, const char
   memcpy(s, sp, 16);
   memcpy(t1, t1p, 16);
   for (int64_t i = 0; i < m; i += 32) {
-    for (int b = 0; b < 4; b++)
-      block_dd((const double *)x + i + 8 * b, (double *)o + i + 8 * b, s, NULL, 0, 0);
+    for (int b = 0; b < 4; b += 2) {
+      int f0, f1;
+      vdd v0 = prefix_dd((const double *)x + i + 8 * b, 0, &f0);
+      vdd v1 = prefix_dd((const double *)x + i + 8 * b + 8, 0, &f1);
+      finish_dd(v0, f0, (double *)o + i + 8 * b, s, NULL, 0);
+      finish_dd(v1, f1, (double *)o + i + 8 * b + 8, s, NULL, 0);
+    }
     totals_dd(x1 + 8 * i, 32, t1, 0);
   }
   memcpy(sp, s, 16);

@@ -345,6 +345,9 @@ static void sizes(tc_run *R) {
         if (tt_is_float(dt)) {
           c.acc = (k / nd) & 1 ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
           c.nan = op != TALLY_AFFINE && ((k / nd) & 2) ? TALLY_NAN_IGNORE : TALLY_NAN_PROPAGATE;
+          /* DEFAULT, NaN propagated: contiguous, so that every distribution (Inf, NaN,
+           * huge values) reaches the vector kernels too, not only the scalar ones */
+          if (k < nd) c.layout = TC_CONTIG;
         }
         one(R, &c);
       }
