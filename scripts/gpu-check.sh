@@ -14,7 +14,7 @@
 #   suite (--quick) and the cl_mem test on NVIDIA's OpenCL ($OCL_NVIDIA, default libnvidia-opencl.so.1: the
 #   machine has no OpenCL vendors file), compute-sanitizer memcheck and
 #   racecheck (--error-exitcode 1) on the device-array test (--quick) and on the suite
-#   (--quick).
+#   (--quick; racecheck one case in 3).
 #
 # Measured on an H100 (2026-11-23, CUDA 13.0, driver 580): build 76 s, warming the kernel
 # cache 67 s (0 s with a carried cache, below), GPU tests 19-26 s, bench 162 s, large 27 s;
@@ -102,8 +102,11 @@ run_bench() {
   # Issue 5's scan and histogram figures (CUB's DeviceScan and a device copy, CUB's
   # HistogramEven, in the same run), then
   # issue 3's, each line one tally bench (CUB and the probe in the same run).
-  # The rungs (ladders, OpenCL sweeps) take --repeat 10-20: they are there to be ranked,
-  # and with the default 50 the whole bench ran past its 251 s on 2026-11-26.
+  # The rungs (ladders, OpenCL sweeps) take --repeat 5-20: they are there to be ranked,
+  # and with the default 50 the whole bench ran past its 251 s on 2026-11-26; on
+  # 2026-11-27 (H100) the lines took 2-37 s each but the 2^28 ops (78 s, now --repeat 20)
+  # and the OpenCL ladder (over 95 s: its serial rungs take 0.2 s a run; now --repeat 5,
+  # one round).
   bench_line --scan --dtypes f32 --sizes 2^16..2^30:2 &&
     bench_line --scan --dtypes f64,i32 --sizes 2^24,2^28 &&
     bench_line --hist --bins 256 --dtypes f32,u8 --sizes 2^24,2^28 &&
@@ -111,7 +114,7 @@ run_bench() {
     bench_line --scan --variants ladder --dtypes f32 --sizes 2^20,2^24 --repeat 10 &&
     bench_line --hist --variants ladder --bins 256 --dtypes f32,u8 --sizes 2^24 --repeat 10 &&
     bench_line --ops sum --dtypes f32 --sizes 2^10..2^30 &&
-    bench_line --ops sum,max,argmax,dot --dtypes f32,f64,i32 --sizes 2^28 &&
+    bench_line --ops sum,max,argmax,dot --dtypes f32,f64,i32 --sizes 2^28 --repeat 20 &&
     bench_line --host --ops sum --dtypes f32 --sizes 2^20..2^30:2 &&
     bench_line --host-pinned --ops sum --dtypes f32 --sizes 2^20..2^30:2 &&
     bench_line --variants ladder --ops sum --dtypes i32,f32 --sizes 2^22 --repeat 20 &&
@@ -124,7 +127,7 @@ run_bench() {
         export OCL_ICD_FILENAMES=$OCL_NVIDIA
         BENCH_DEVICE="--device opencl"
         bench_line --ops sum --dtypes f32 --sizes 2^20..2^28:2 &&
-          bench_line --variants ladder --ops sum --dtypes i32,f32 --sizes 2^22 --repeat 20 &&
+          bench_line --variants ladder --ops sum --dtypes i32,f32 --sizes 2^22 --repeat 5 --rounds 1 &&
           bench_line --variants reduce_add_3,reduce_add_4,reduce_add_seq,best \
             --ops sum --dtypes i32,f32 --sizes 10000000 --repeat 20 &&
           bench_line --local-sizes 32,64,128,256,512,1024 --ops sum --dtypes f32 \
@@ -452,6 +455,8 @@ else
   else
     MEMCHECK="'$SANITIZER' --tool memcheck --leak-check full --error-exitcode 1"
     RACECHECK="'$SANITIZER' --tool racecheck --error-exitcode 1"
+    # racecheck runs the quick suite 1 case in 3: whole, it took more than 400 s (H100,
+    # 2026-11-27; its layouts group alone 270 s, against 80 s under memcheck).
     need "$DEVARR" memcheck-device-arrays &&
       pstep memcheck-device-arrays sanitizer.log "$T_SAN_SHORT" "$MEMCHECK '$DEVARR' --quick"
     need "$DEVARR" racecheck-device-arrays &&
@@ -459,7 +464,7 @@ else
     need "$CONF" memcheck-conformance &&
       pstep memcheck-conformance sanitizer.log "$T_SAN_CONF" "$MEMCHECK '$CONF' cuda --quick"
     need "$CONF" racecheck-conformance &&
-      pstep racecheck-conformance sanitizer.log "$T_SAN_CONF" "$RACECHECK '$CONF' cuda --quick"
+      pstep racecheck-conformance sanitizer.log "$T_SAN_CONF" "$RACECHECK '$CONF' cuda --quick --sample 3"
   fi
   pwait
 fi
