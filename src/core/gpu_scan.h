@@ -13,6 +13,10 @@
 #define TALLY__SCAN_CONTIG 4
 /* Bytes of a tile's published total or prefix (scan.clh's CW words). */
 #define TALLY__SCAN_CARRY_BYTES 64
+/* scan_1pass's epochs (scan.clh EPOCH_MASK + 1, the tag's 10 bits): the slots are cleared
+ * every this many launches (epochs 1 .. this, the last one's tag 0, which no launch since
+ * the clearing has written). */
+#define TALLY__SCAN_EPOCHS 1024u
 
 /* A launch of scan_tiles, worked out once for a validated problem. */
 typedef struct {

@@ -125,8 +125,8 @@ static void cuda_close(tally_context *ctx) {
     for (int i = 0; i < 2; i++)
       if (c->ladder_buf[i]) c->cu->cuMemFree(c->ladder_buf[i]);
     if (c->ladder_small) c->cu->cuMemFree(c->ladder_small);
-    CUdeviceptr scan_bufs[] = {c->scan_tiles, c->scan_heads, c->scan_out, c->hist_buf};
-    for (int i = 0; i < 4; i++)
+    CUdeviceptr scan_bufs[] = {c->scan_tiles, c->scan_slots, c->scan_heads, c->scan_out, c->hist_buf};
+    for (int i = 0; i < 5; i++)
       if (scan_bufs[i]) c->cu->cuMemFree(scan_bufs[i]);
     c->cu->cuStreamDestroy(c->stream);
     tally__cuda_leave(c);

@@ -51,8 +51,12 @@ typedef struct {
   CUdeviceptr ladder_buf[2]; size_t ladder_bytes;
   CUdeviceptr ladder_small;
   CUfunction gmax_fn; int64_t gmax; /* tally__cuda_gmax's last answer */
-  /* Scans (scan.c): tile states and parts, segment heads, a result for host outputs. */
+  /* Scans (scan.c): the ladder's parts, segment heads, a result for host outputs; and
+   * scan_1pass's block counter and tile slots, cleared only when allocated or when the
+   * epoch comes round (scan_epoch 0: clear first), the counter at scan_base. */
   CUdeviceptr scan_tiles; size_t scan_tiles_bytes;
+  CUdeviceptr scan_slots; size_t scan_slots_bytes;
+  unsigned scan_epoch, scan_base;
   CUdeviceptr scan_heads; size_t scan_heads_bytes;
   CUdeviceptr scan_out; size_t scan_out_bytes;
   CUdeviceptr hist_buf; size_t hist_bytes; /* histograms (hist.c) */

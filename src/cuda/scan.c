@@ -99,6 +99,37 @@ static tally_status ladder(tally__cuda_ctx *c, const tally__scan_problem *p, CUd
   return TALLY_OK;
 }
 
+/* scan_1pass's block counter (16 bytes, first) and its ntiles slots, the epoch its slots
+ * are written under and the counter's value at the launch (scan.clh: a slot of another
+ * epoch reads as nothing yet, the tiles are the counter's values from base on). The slots
+ * are cleared only where they are new, or where the epoch comes round: one launch per
+ * scan instead of a memset and a launch. */
+static tally_status slots_for(tally__cuda_ctx *c, int64_t ntiles, CUdeviceptr *counter,
+                              CUdeviceptr *slots, unsigned *ep, unsigned *base) {
+  /* $TALLY_CUDA_SCAN_CLEAR=1 (for measuring; read once): clear them before every launch,
+   * as before 2026-11-27. */
+  static int clear_always = -1; /* a race reads it twice alike */
+  if (clear_always < 0) {
+    const char *e = getenv("TALLY_CUDA_SCAN_CLEAR");
+    clear_always = e && strcmp(e, "1") == 0;
+  }
+  const size_t need = 16 + (size_t)ntiles * TALLY__SCAN_CARRY_BYTES;
+  if (need > c->scan_slots_bytes || clear_always) c->scan_epoch = 0; /* new memory: clear it */
+  tally_status s = tally__cuda_grow(c, &c->scan_slots, &c->scan_slots_bytes, need, "scan tile slots");
+  if (s) return s;
+  if (c->scan_epoch == 0 || c->scan_epoch >= TALLY__SCAN_EPOCHS) { /* 1..EPOCHS used */
+    CUresult r = c->cu->cuMemsetD8Async(c->scan_slots, 0, c->scan_slots_bytes, c->stream);
+    if (r) return tally__cuda_fail(c, r, "cuMemsetD8Async (scan tile slots)");
+    c->scan_epoch = 0;
+    c->scan_base = 0;
+  }
+  *ep = ++c->scan_epoch;
+  *base = c->scan_base;
+  *counter = c->scan_slots;
+  *slots = c->scan_slots + 16;
+  return TALLY_OK;
+}
+
 static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, const void *in,
                              const void *in2, void *out) {
   tally__gpu_scan_plan pl;
@@ -116,14 +147,7 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
   if (p->width == 2 && (s = place(c, p, 1, in2, &y))) return s;
   if (!y) y = x;
 
-  /* Each tile's slot (its published total, then prefix; zeroed: nothing yet) and the
-   * block counter, 16 bytes apart so the slots keep their 16-byte alignment. */
-  size_t slots_bytes = (size_t)pl.ntiles * TALLY__SCAN_CARRY_BYTES, need = slots_bytes + 16;
-  if ((s = tally__cuda_grow(c, &c->scan_tiles, &c->scan_tiles_bytes, need, "scan tiles"))) return s;
-  CUdeviceptr slots = c->scan_tiles, counter = slots + slots_bytes;
-  CUresult r = c->cu->cuMemsetD8Async(slots, 0, need, c->stream);
-  if (r) return tally__cuda_fail(c, r, "cuMemsetD8Async (scan tile slots)");
-
+  CUresult r;
   CUdeviceptr heads_dev = 0;
   if (pl.mode & TALLY__SCAN_SEG) {
     const uint8_t *heads;
@@ -159,12 +183,19 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
   if (p->variant != TALLY__SCAN_BEST) {
     if ((s = ladder(c, p, x, y, o, so0, so1, mode))) return s;
   } else {
+    CUdeviceptr counter, slots;
+    unsigned ep, base;
+    if ((s = slots_for(c, pl.ntiles, &counter, &slots, &ep, &base))) return s;
     /* BLOCK threads scan each tile, one more warp looks back (scan.clh, scan_1pass) */
     void *args[] = {&x, &y, &n, &sx, &sy, &heads_dev, &o, &so0, &so1, &mode, &has_init, &i0, &i1,
-                    &counter, &slots};
+                    &counter, &slots, &ep, &base};
     r = c->cu->cuLaunchKernel(fn, (unsigned)pl.ntiles, 1, 1, (unsigned)pl.block + 32, 1, 1, 0,
                               c->stream, args, NULL);
-    if (r) return tally__cuda_fail(c, r, "cuLaunchKernel (scan_1pass)");
+    if (r) {
+      c->scan_epoch = 0; /* the counter did not move as planned: clear before the next */
+      return tally__cuda_fail(c, r, "cuLaunchKernel (scan_1pass)");
+    }
+    c->scan_base = base + (unsigned)pl.ntiles; /* every block adds one (u32, wrapping) */
   }
   if (p->out_mem == TALLY_MEM_HOST) {
     int direct = tally__gpu_scan_out_contiguous(p);

@@ -6,7 +6,8 @@
  * poisoned before each run, and compares every output's bits with the first run's; and
  * checks every output against a long double reference (a scan that wrote garbage the same
  * way each time must still fail). Fresh random data, mixed signs and magnitudes, seed
- * logged (TALLY_TEST_SEED repeats a run).
+ * logged (TALLY_TEST_SEED repeats a run). Then more than two rounds of the scan kernel's
+ * epochs (its tile slots are not cleared between scans), every output checked exactly.
  *
  * Exit 0: passed; 1: failures; 77: no CUDA device here (skipped). */
 #include <math.h>
@@ -138,6 +139,56 @@ done:
   free(out);
 }
 
+/* scan_1pass does not clear its tile slots between scans: each scan writes them under an
+ * epoch of its own and ignores the others (src/gpu/scan.clh), and the slots are cleared
+ * every TALLY__SCAN_EPOCHS (1024) scans. Here more than two rounds of epochs of i64 SUM
+ * scans on device arrays, sizes growing and shrinking (a small scan after a large one
+ * finds the large one's slots, written under another epoch), each output poisoned first
+ * and checked exactly against the wrapping sum. */
+static void epochs(tally_context *gpu, uint64_t seed) {
+  static const int64_t sizes[] = {300001, 1, 4097, 70000, 7, 3 * 4096, 150001, 2 * 4096 + 1};
+  const int nsizes = (int)(sizeof sizes / sizeof sizes[0]), calls = 2 * 1024 + 41;
+  const int64_t nmax = 300001 + 2;
+  int64_t *x = malloc((size_t)nmax * 8), *got = malloc((size_t)nmax * 8);
+  void *dx = NULL, *dout = NULL;
+  tally_status s = x && got ? TALLY_OK : TALLY_ENOMEM;
+  if (!s) s = tally_mem_alloc(gpu, (size_t)nmax * 8, &dx);
+  if (!s) s = tally_mem_alloc(gpu, (size_t)nmax * 8, &dout);
+  tt_rng r;
+  tt_rng_stream(&r, seed, 1000);
+  for (int64_t i = 0; x && i < nmax; i++) x[i] = (int64_t)tt_rng_next(&r);
+  if (!s) s = tally_mem_copy(gpu, dx, TALLY_MEM_DEVICE, x, TALLY_MEM_HOST, (size_t)nmax * 8);
+  TG_CHECK(s == TALLY_OK, "epochs: set-up: %s", tally_status_name(s));
+  int failed = 0;
+  for (int k = 0; !s && k < calls && failed < 5; k++) {
+    const int64_t n = sizes[k % nsizes], off = k % 3; /* the data move under the tiles */
+    memset(got, 0xa5, (size_t)n * 8);
+    s = tally_mem_copy(gpu, dout, TALLY_MEM_DEVICE, got, TALLY_MEM_HOST, (size_t)n * 8);
+    tally_array in = tally_array_1d((char *)dx + 8 * off, TALLY_I64, n);
+    tally_array o = tally_array_1d(dout, TALLY_I64, n);
+    in.mem = o.mem = TALLY_MEM_DEVICE;
+    if (!s) s = tally_scan(gpu, TALLY_SUM, &in, NULL, &o, NULL);
+    if (!s) s = tally_mem_copy(gpu, got, TALLY_MEM_HOST, dout, TALLY_MEM_DEVICE, (size_t)n * 8);
+    TG_CHECK(s == TALLY_OK, "epochs: scan %d (n=%lld): %s: %s", k, (long long)n,
+             tally_status_name(s), tally_errmsg(gpu));
+    if (s) break;
+    uint64_t sum = 0;
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; i++) {
+      sum += (uint64_t)x[off + i];
+      if ((uint64_t)got[i] != sum) bad = i;
+    }
+    TG_CHECK(bad < 0, "epochs: scan %d (n=%lld, data from %lld): element %lld is %lld, want %lld",
+             k, (long long)n, (long long)off, (long long)bad, bad < 0 ? 0LL : (long long)got[bad],
+             bad < 0 ? 0LL : (long long)sum);
+    failed += bad >= 0;
+  }
+  tally_mem_free(gpu, dx);
+  tally_mem_free(gpu, dout);
+  free(x);
+  free(got);
+}
+
 int main(int argc, char **argv) {
   const char *device = argc > 1 ? argv[1] : "cuda";
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -146,6 +197,7 @@ int main(int argc, char **argv) {
   if (rc) return rc;
   uint64_t seed = tt_test_seed("test_gpu_scan_repeat");
   for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) run_case(gpu, &cases[i], seed, i);
+  epochs(gpu, seed);
   tally_close(gpu);
   return tg_done("test_gpu_scan_repeat");
 }
