@@ -345,10 +345,19 @@ static void sizes(tc_run *R) {
         if (tt_is_float(dt)) {
           c.acc = (k / nd) & 1 ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
           c.nan = op != TALLY_AFFINE && ((k / nd) & 2) ? TALLY_NAN_IGNORE : TALLY_NAN_PROPAGATE;
-          /* DEFAULT, NaN propagated: contiguous, so that every distribution (Inf, NaN,
-           * huge values) reaches the vector kernels too, not only the scalar ones */
-          if (k < nd) c.layout = TC_CONTIG;
         }
+        one(R, &c);
+      }
+      /* ... and again contiguous in both accuracies, NaN propagated, so that every
+       * distribution (Inf, NaN, huge values) reaches the vector kernels too: the rotation
+       * above gave some of them only strided layouts (a vector kernel that turned Inf into
+       * NaN passed it) */
+      for (int k = 0; tt_is_float(dt) && k < 2 * nd; k++) {
+        sc_case c = make(op, dt, 100 + k, k, ds, nd);
+        c.dist = ds[k % nd];
+        c.acc = k < nd ? TALLY_ACCURACY_DEFAULT : TALLY_ACCURACY_FAST;
+        c.nan = TALLY_NAN_PROPAGATE;
+        c.layout = TC_CONTIG;
         one(R, &c);
       }
     }
