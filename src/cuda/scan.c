@@ -37,8 +37,7 @@
  * blocks, the more of them overlap a look-back with loads. */
 void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl) {
   const size_t es = tally_dtype_size(p->dtype), rs = tally_dtype_size(p->rdtype);
-  const int fdef = p->dtype == TALLY_F64 && p->accuracy != TALLY_ACCURACY_FAST;
-  const int is_f64 = p->dtype == TALLY_F64;
+  const int is_f64 = p->dtype == TALLY_F64, fdef = is_f64 && p->accuracy != TALLY_ACCURACY_FAST;
   if (tally__gpu_scan_narrow(p)) tally__gpu_scan_plan_make(p, 320, 32, 4, pl);
   else if (es == 8 && p->width == 1 && p->op == TALLY_SUM && fdef)
     tally__gpu_scan_plan_make(p, 224, 16, 6, pl); /* the compensated f64 sum */
