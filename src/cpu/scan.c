@@ -26,6 +26,7 @@
  * last run) to the next chunk instead of carry ⊕ total. */
 #include "cpu.h"
 #include "scan.h"
+#include "scan_dd.h" /* DD_BLOCK */
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -44,6 +45,7 @@
  * next chunk's pass 1 (fetched while the piece computes). Measured on a 2-core Xeon VM,
  * f32 DEFAULT at 2^25, 2 threads: 2^12 15.3, 2^10 16.7, 2^9 17.2, 2^8 18.3, 2^7 17.7 GB/s. */
 #define SCAN_PIECE ((int64_t)1 << 8) /* a multiple of 64 (tally__scan_fused_fn) */
+_Static_assert(SCAN_PIECE % DD_BLOCK == 0, "the compensated f64 sum's pieces are whole blocks");
 
 /* Small scans run on the calling thread (the same result): waking threads costs more. */
 #define WAKE_BYTES ((int64_t)4 << 20)
@@ -452,10 +454,17 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       j.g.simd = fast ? v->sum_f32_f : v->sum_f32_d;
       j.g.simd_reduce = fast ? v->reduce_f32_f : v->reduce_f32_d;
       j.g.fused = fast ? v->fused_f32_f : v->fused_f32_d;
+    } else if (p->dtype == TALLY_F64 && fast) {
+      j.g.simd = v->sum_f64;
+      j.g.simd_reduce = v->reduce_f64;
+      j.g.fused = v->fused_f64;
     } else if (p->dtype == TALLY_F64) {
-      j.g.simd = fast ? v->sum_f64 : v->sum_f64_dd;
-      j.g.simd_reduce = fast ? v->reduce_f64 : v->reduce_f64_dd;
-      j.g.fused = fast ? v->fused_f64 : v->fused_f64_dd;
+      const tally__scan_dd_set *d = c->isa == TALLY__ISA_AVX512 ? &tally__scan_dd_avx512
+                                    : c->isa == TALLY__ISA_AVX2 ? &tally__scan_dd_avx2
+                                                                 : &tally__scan_dd_scalar;
+      j.g.simd = d->sum;
+      j.g.simd_reduce = d->reduce;
+      j.g.fused = d->fused;
     }
     if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL; /* see tally__scan_fused_fn */
   }

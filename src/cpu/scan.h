@@ -42,24 +42,30 @@ struct tally__scan_args {
 };
 
 /* The vector kernels of one ISA: SUM of f32 in f64 (DEFAULT) and in f32 (FAST), SUM of
- * f64 (FAST) and compensated (DEFAULT). Contiguous input and output only. */
+ * f64 (FAST). Contiguous input and output only. */
 typedef struct {
-  tally__scan_simd_fn sum_f32_d, sum_f32_f, sum_f64, sum_f64_dd;
-  /* Pass 1 (write 0) of the first three: the totals only, blocks taken 8 at a time. */
+  tally__scan_simd_fn sum_f32_d, sum_f32_f, sum_f64;
+  /* Pass 1 (write 0) of the three: the totals only, blocks taken 8 at a time. */
   tally__scan_simd_fn reduce_f32_d, reduce_f32_f, reduce_f64;
-  /* Both passes of the first three at once, or NULL (AVX2 only so far). */
+  /* Both passes of the three at once, or NULL (AVX2 only so far). */
   tally__scan_fused_fn fused_f32_d, fused_f32_f, fused_f64;
-  /* Pass 1 of sum_f64_dd, and both its passes at once, or NULL (AVX2 only so far). */
-  tally__scan_simd_fn reduce_f64_dd;
-  tally__scan_fused_fn fused_f64_dd;
 } tally__scan_simd_set;
 extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
     tally__scan_simd_avx512;
 
+/* The compensated f64 SUM's (DEFAULT) vector kernels of one ISA (scan_dd.c: blocks of
+ * scan_dd.h's DD_BLOCK elements, not of 8), or NULLs (the scalar set). */
+typedef struct {
+  tally__scan_simd_fn sum, reduce;
+  tally__scan_fused_fn fused; /* for m a multiple of DD_BLOCK */
+} tally__scan_dd_set;
+extern const tally__scan_dd_set tally__scan_dd_scalar, tally__scan_dd_avx2, tally__scan_dd_avx512;
+
 /* Scan m elements of a run (no segment head inside them): x, y at the first input
  * element, o at the first output element. *carry is the running value, *total the run's
  * fold from the identity (the caller starts it at the identity), both updated, so a run
- * may be scanned in pieces (of multiples of 8 elements) with the same bits. The total is
+ * may be scanned in pieces with the same bits: pieces of multiples of 8 elements, and of
+ * 256 (scan_dd.h's DD_BLOCK) for the compensated f64 SUM. The total is
  * kept apart from the carry so that a pass that only reduces (write 0) gives the same
  * bits as the pass that writes. */
 typedef void (*tally__scan_kernel)(const tally__scan_args *g, const char *x, const char *y,

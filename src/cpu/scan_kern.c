@@ -7,25 +7,16 @@
  * contiguous data runs vector code (scan_simd.c) with the same bits as this scalar
  * code; the rounding is the same on every ISA (no contraction). */
 #include "scan.h"
+#include "scan_dd.h" /* dd, dd_add, the f64 DEFAULT sum's blocks */
 
 #include <math.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ accumulator types */
 
-typedef struct { double hi, lo; } dd;          /* f64 DEFAULT sums: hi + lo, |lo| ≤ ulp(hi)/2 */
 typedef struct { uint64_t a, b; } pu;          /* integer AFFINE (A, B) modulo 2^64 */
 typedef struct { double a, b; } pd;            /* float AFFINE in f64 */
 typedef struct { float a, b; } pf;             /* f32 AFFINE, FAST */
-
-static inline dd dd_add(dd a, dd b) {
-  double s = a.hi + b.hi;
-  if (!isfinite(s)) return (dd){s, 0.0}; /* Inf and NaN: as the plain sum (no Inf − Inf) */
-  double bb = s - a.hi, e = (a.hi - (s - bb)) + (b.hi - bb); /* TwoSum */
-  e += a.lo + b.lo;
-  double h = s + e; /* FastTwoSum: renormalise so that hi is the rounded value */
-  return (dd){h, e - (h - s)};
-}
 
 /* IEEE 754-2019 minimum/maximum (−0 below +0); NaN: propagate, or (ignore) NaN is the
  * identity, as C's fmin/fmax. */
@@ -46,7 +37,6 @@ FMINMAX(fmax_d, double, GT)
 /* Binary operations op(g, acc, x). */
 #define OP_ADD(g, a, b) ((a) + (b))
 #define OP_MUL(g, a, b) ((a) * (b))
-#define OP_DD(g, a, b) dd_add((a), (b))
 #define OP_MIN(g, a, b) ((b) < (a) ? (b) : (a))
 #define OP_MAX(g, a, b) ((b) > (a) ? (b) : (a))
 #define OP_FMIN_F(g, a, b) fmin_f((g), (a), (b))
@@ -265,7 +255,6 @@ FLD(f64, LD(double, x, i_, g->bx))
 
 #define ST_F32(i, v) (*(float *)AT(o, i, g->bo0) = (float)(v))
 #define ST_F64(i, v) (*(double *)AT(o, i, g->bo0) = (v))
-#define ST_DD(i, v) (*(double *)AT(o, i, g->bo0) = (v).hi)
 
 /* f16, bf16, f32: DEFAULT in f64 (each output rounded once to f32), FAST in f32. */
 #define SMALL_FLOAT(SUF)                                                                    \
@@ -292,8 +281,23 @@ SMALL_FLOAT(f32)
 /* f64: DEFAULT SUM compensated (double-double), FAST plain; PROD plain in both. */
 #define LD64S(i) fl_f64(g, x, i, 0.0)
 #define LD64P(i) fl_f64(g, x, i, 1.0)
-#define LD64DD(i) ((dd){fl_f64(g, x, i, 0.0), 0.0})
-BLOCK_KERNEL(sumdd_f64, dd, LD64DD, ST_DD, OP_DD, ((dd){-0.0, -0.0}))
+/* DEFAULT SUM: scan_dd.h's blocks, the full ones of contiguous data in vector code
+ * (scan_dd.c) when g->simd is set: the same bits. */
+static void sumdd_f64(const tally__scan_args *g, const char *x, const char *y, char *o, int64_t m,
+                      tally__sacc *carry, tally__sacc *total, int write) {
+  (void)y;
+  int64_t i = !g->simd ? 0
+              : !write && g->simd_reduce ? g->simd_reduce(g, x, o, m, carry->d, total->d, 0)
+                                         : g->simd(g, x, o, m, carry->d, total->d, write);
+  dd s = {carry->d[0], carry->d[1]}, t = {total->d[0], total->d[1]};
+  for (; i < m; i += DD_BLOCK) {
+    int b = m - i < DD_BLOCK ? (int)(m - i) : DD_BLOCK;
+    dd_block(x + i * g->bx, g->bx, o + i * g->bo0, g->bo0, b, &s, &t, write, g->exclusive,
+             g->ignore_nan);
+  }
+  carry->d[0] = s.hi, carry->d[1] = s.lo;
+  total->d[0] = t.hi, total->d[1] = t.lo;
+}
 BLOCK_KERNEL(sumd_f64, double, LD64S, ST_F64, OP_ADD, -0.0)
 BLOCK_KERNEL(prodd_f64, double, LD64P, ST_F64, OP_MUL, 1.0)
 

@@ -204,109 +204,6 @@ static int64_t sum_f64(const tally__scan_args *g, const char *xc, char *oc, int6
 
 #endif
 
-/* f64 DEFAULT: double-double lanes (hi, lo), dd_add of scan_kern.c lane by lane. */
-typedef struct { V8 h, l; } vdd;
-
-static inline vdd vdd_add(vdd a, vdd b) {
-  V8 s = v8_add(a.h, b.h);
-  V8 bb = v8_sub(s, a.h), e = v8_add(v8_sub(a.h, v8_sub(s, bb)), v8_sub(b.h, bb));
-  e = v8_add(e, v8_add(a.l, b.l));
-  V8 h = v8_add(s, e);
-  V8 l = v8_sub(e, v8_sub(h, s));
-  /* Inf and NaN: (s, 0), as the scalar code */
-  M8 fin = v8_finite(s);
-  vdd r;
-  r.h = v8_pick(fin, h, s);
-  r.l = v8_keep(fin, l);
-  return r;
-}
-
-/* vdd_add where every sum is finite: the same operations without the test. */
-static inline vdd vdd_add_finite(vdd a, vdd b) {
-  V8 s = v8_add(a.h, b.h);
-  V8 bb = v8_sub(s, a.h), e = v8_add(v8_sub(a.h, v8_sub(s, bb)), v8_sub(b.h, bb));
-  e = v8_add(e, v8_add(a.l, b.l));
-  V8 h = v8_add(s, e);
-  return (vdd){h, v8_sub(e, v8_sub(h, s))};
-}
-
-#define VDD_SH(v, f, k) ((vdd){V8_SH((v).h, (f).h, k), V8_SH((v).l, (f).l, k)})
-
-/* The scalar dd_add, for the running value (the same arithmetic as scan_kern.c's). */
-static inline void dd1_add(double *ah, double *al, double bh, double bl) {
-  double s = *ah + bh;
-  if (s - s != s - s) { *ah = s; *al = 0.0; return; }
-  double bb = s - *ah, e = (*ah - (s - bb)) + (bh - bb);
-  e += *al + bl;
-  double h = s + e;
-  *al = e - (h - s);
-  *ah = h;
-}
-
-/* sum_f64_dd's blocks: a block's prefix (prefix_dd; the 8 elements at x), then its results
- * from the running value s (finish_dd: s updated, the total t too unless NULL, the results
- * to o unless NULL). Elements and running value below 2^1019 in magnitude (*fin): no sum
- * of the block's can overflow (|s| + 8 · 2^1019 < 2^1023, TwoSum's intermediates within
- * twice that), so the test for Inf and NaN changes nothing and is left out. */
-static inline __attribute__((always_inline)) vdd prefix_dd(const double *x, int ign, int *fin) {
-  const V8 mz = v8_splat(-0.0);
-  const vdd f = {mz, mz};
-  vdd v;
-  v.h = v8_load(x);
-  if (ign) v.h = v8_keep(v8_same(v.h), v.h);
-  v.l = v8_splat(0.0);
-  *fin = v8_all_below(v.h, 0x1p1019);
-  if (*fin) {
-    v = vdd_add_finite(v, VDD_SH(v, f, 1));
-    v = vdd_add_finite(v, VDD_SH(v, f, 2));
-    v = vdd_add_finite(v, VDD_SH(v, f, 4));
-  } else {
-    v = vdd_add(v, VDD_SH(v, f, 1));
-    v = vdd_add(v, VDD_SH(v, f, 2));
-    v = vdd_add(v, VDD_SH(v, f, 4));
-  }
-  return v;
-}
-
-static inline __attribute__((always_inline)) void finish_dd(vdd v, int fin, double *o, double *s,
-                                                             double *t, int excl) {
-  const V8 mz = v8_splat(-0.0);
-  const vdd f = {mz, mz};
-  if (o) {
-    vdd sv = {v8_splat(s[0]), v8_splat(s[1])}, w = excl ? VDD_SH(v, f, 1) : v;
-    v8_store(o, fin && __builtin_fabs(s[0]) < 0x1p1019 ? vdd_add_finite(sv, w).h : vdd_add(sv, w).h);
-  }
-  dd1_add(&s[0], &s[1], v8_last(v.h), v8_last(v.l));
-  if (t) dd1_add(&t[0], &t[1], v8_last(v.h), v8_last(v.l));
-}
-
-/* Two blocks at a time: their prefixes are independent, so they overlap (each is a chain
- * of three double-double additions). */
-static int64_t sum_f64_dd(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp,
-                          void *tp, int write) {
-  const double *x = (const double *)xc;
-  double *o = (double *)oc;
-  double s[2], t[2];
-  memcpy(s, sp, 16);
-  memcpy(t, tp, 16);
-  const int excl = g->exclusive, ign = g->ignore_nan;
-  int64_t i = 0;
-  for (; i + 16 <= m; i += 16) {
-    int f0, f1;
-    vdd v0 = prefix_dd(x + i, ign, &f0), v1 = prefix_dd(x + i + 8, ign, &f1);
-    finish_dd(v0, f0, write ? o + i : NULL, s, t, excl);
-    finish_dd(v1, f1, write ? o + i + 8 : NULL, s, t, excl);
-  }
-  for (; i + 8 <= m; i += 8) {
-    int f0;
-    vdd v0 = prefix_dd(x + i, ign, &f0);
-    finish_dd(v0, f0, write ? o + i : NULL, s, t, excl);
-  }
-  memcpy(sp, s, 16);
-  memcpy(tp, t, 16);
-  return i;
-}
-
 #if !TALLY_AVX2_HALVES /* AVX2 has its own below */
 /* Pass 1 only needs each block's total w[7] = ((x0+x1) + (x2+x3)) + ((x4+x5) + (x6+x7))
  * (the Hillis–Steele steps' last lane, in that order: additions are commutative) and
@@ -577,87 +474,6 @@ static int64_t reduce_f64(const tally__scan_args *g, const char *x, char *o, int
   return i + sum_f64(g, x + 8 * i, o, m - i, sp, tp, write);
 }
 
-/* f64 DEFAULT's pass 1, four blocks at a time: each block's total, the prefix steps' last
- * lane ((x0 ⊕ x1) ⊕ (x2 ⊕ x3)) ⊕ ((x4 ⊕ x5) ⊕ (x6 ⊕ x7)) in double-double (dd_add is
- * commutative: TwoSum's error term is exact either way), with the blocks in the lanes,
- * then into t one by one as sum_f64_dd does: 7 of the prefix's 24 lane additions per
- * block. dd4_add is vdd_add's arithmetic on four lanes. */
-AI2 void dd4_add(__m256d ah, __m256d al, __m256d bh, __m256d bl, __m256d *rh, __m256d *rl) {
-  __m256d s = _mm256_add_pd(ah, bh), bb = _mm256_sub_pd(s, ah);
-  __m256d e = _mm256_add_pd(_mm256_sub_pd(ah, _mm256_sub_pd(s, bb)), _mm256_sub_pd(bh, bb));
-  e = _mm256_add_pd(e, _mm256_add_pd(al, bl));
-  __m256d h = _mm256_add_pd(s, e), l = _mm256_sub_pd(e, _mm256_sub_pd(h, s));
-  __m256d d = _mm256_sub_pd(s, s), fin = _mm256_cmp_pd(d, d, _CMP_EQ_OQ); /* s finite */
-  *rh = _mm256_blendv_pd(s, h, fin);                                  /* else (s, 0) */
-  *rl = _mm256_and_pd(fin, l);
-}
-
-/* Level 1 of two blocks' halves a, b: [a0⊕a1, b0⊕b1, a2⊕a3, b2⊕b3] (inputs with lo 0). */
-AI2 void dd4_pairs(__m256d a, __m256d b, __m256d *rh, __m256d *rl) {
-  const __m256d z = _mm256_setzero_pd();
-  dd4_add(_mm256_unpacklo_pd(a, b), z, _mm256_unpackhi_pd(a, b), z, rh, rl);
-}
-
-/* Level 2: [a01 b01 a23 b23] and [c01 d01 c23 d23] to [a0123 b0123 c0123 d0123]. */
-AI2 void dd4_quads(__m256d ph, __m256d pl, __m256d qh, __m256d ql, __m256d *rh, __m256d *rl) {
-  dd4_add(_mm256_permute2f128_pd(ph, qh, 0x20), _mm256_permute2f128_pd(pl, ql, 0x20),
-          _mm256_permute2f128_pd(ph, qh, 0x31), _mm256_permute2f128_pd(pl, ql, 0x31), rh, rl);
-}
-
-AI2 int64_t totals_dd(const char *x, int64_t m, double *t, int ign) {
-  int64_t i = 0;
-  for (; i + 32 <= m; i += 32) {
-    __m256d l[4], h[4], ah, al, bh, bl, z3h, z3l, z7h, z7l, wh, wl;
-    for (int b = 0; b < 4; b++) {
-      l[b] = ld4(x + 8 * (i + 8 * b), 0, ign);
-      h[b] = ld4(x + 8 * (i + 8 * b + 4), 0, ign);
-    }
-    dd4_pairs(l[0], l[1], &ah, &al);
-    dd4_pairs(l[2], l[3], &bh, &bl);
-    dd4_quads(ah, al, bh, bl, &z3h, &z3l);
-    dd4_pairs(h[0], h[1], &ah, &al);
-    dd4_pairs(h[2], h[3], &bh, &bl);
-    dd4_quads(ah, al, bh, bl, &z7h, &z7l);
-    dd4_add(z7h, z7l, z3h, z3l, &wh, &wl); /* w[7] = z[7] ⊕ z[3] */
-    double th[4], tl[4];
-    _mm256_storeu_pd(th, wh);
-    _mm256_storeu_pd(tl, wl);
-    for (int b = 0; b < 4; b++) dd1_add(&t[0], &t[1], th[b], tl[b]);
-  }
-  return i;
-}
-
-static int64_t reduce_f64_dd(const tally__scan_args *g, const char *x, char *o, int64_t m,
-                             void *sp, void *tp, int write) {
-  double t[2];
-  memcpy(t, tp, 16);
-  int64_t i = g->ignore_nan ? totals_dd(x, m, t, 1) : totals_dd(x, m, t, 0);
-  memcpy(tp, t, 16);
-  return i + sum_f64_dd(g, x + 8 * i, o, m - i, sp, tp, write);
-}
-
-/* tally__scan_fused_fn of f64 DEFAULT: four blocks of pass 2, then a group of pass 1.
- * Each pass is bound by its chain of dependent double-double additions (the running
- * value, the running total: about 30 cycles a block); side by side the two chains
- * overlap. */
-static void fused_f64_dd(const char *x, char *o, int64_t m, void *sp, const char *x1, void *t1p) {
-  double s[2], t1[2];
-  memcpy(s, sp, 16);
-  memcpy(t1, t1p, 16);
-  for (int64_t i = 0; i < m; i += 32) {
-    for (int b = 0; b < 4; b += 2) {
-      int f0, f1;
-      vdd v0 = prefix_dd((const double *)x + i + 8 * b, 0, &f0);
-      vdd v1 = prefix_dd((const double *)x + i + 8 * b + 8, 0, &f1);
-      finish_dd(v0, f0, (double *)o + i + 8 * b, s, NULL, 0);
-      finish_dd(v1, f1, (double *)o + i + 8 * b + 8, s, NULL, 0);
-    }
-    totals_dd(x1 + 8 * i, 32, t1, 0);
-  }
-  memcpy(sp, s, 16);
-  memcpy(t1p, t1, 16);
-}
-
 /* f32 FAST: the block in one register of 8 floats. */
 AI2 __m256 add_ps(__m256 a, __m256 b) { return _mm256_fmadd_ps(a, _mm256_set1_ps(1.0f), b); }
 
@@ -759,10 +575,8 @@ static int64_t reduce_f32_f(const tally__scan_args *g, const char *x, char *o, i
 #define fused_f32_d NULL
 #define fused_f32_f NULL
 #define fused_f64 NULL
-#define reduce_f64_dd NULL
-#define fused_f64_dd NULL
 #endif
 
 const tally__scan_simd_set CAT(tally__scan_simd_, TALLY_ISA) = {
-    sum_f32_d,  sum_f32_f,   sum_f64,     sum_f64_dd, reduce_f32_d,
-    reduce_f32_f, reduce_f64, fused_f32_d, fused_f32_f, fused_f64, reduce_f64_dd, fused_f64_dd};
+    sum_f32_d, sum_f32_f, sum_f64, reduce_f32_d, reduce_f32_f, reduce_f64,
+    fused_f32_d, fused_f32_f, fused_f64};

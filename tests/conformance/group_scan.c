@@ -464,6 +464,49 @@ static void threads(tc_run *R) {
   }
 }
 
+/* f64 sums whose prefixes overflow partway (every element near 2^1014, one sign): from
+ * there on every result is ±Inf, never NaN. The CPU's compensated vector kernel leaves
+ * out the tests for Inf and redoes a block where a sum overflowed; here the running value
+ * crosses the largest double inside a block whose own total is finite (a block of 256
+ * such elements totals below 2^1023), which only a check of the lanes' last values
+ * catches (a kernel without it gave NaN). In place too, inclusive and exclusive, both
+ * accuracies, one thread and the threaded passes (above WAKE_BYTES). */
+static void overflow(tc_run *R) {
+  static const int64_t ns[] = {3000, ((int64_t)1 << 20) + 77};
+  for (int k = 0; k < 32; k++) {
+    uint64_t id;
+    if (!tc_begin(R, &id)) continue;
+    int64_t n = ns[k & 1];
+    int excl = (k >> 1) & 1, inplace = (k >> 2) & 1, neg = (k >> 3) & 1;
+    tally_accuracy acc = (k >> 4) & 1 ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
+    tt_rng rng;
+    tt_rng_stream(&rng, R->seed, id);
+    double *x = tc_alloc((size_t)n * 8), *copy = tc_alloc((size_t)n * 8);
+    double *out = inplace ? x : tc_alloc((size_t)n * 8);
+    for (int64_t i = 0; i < n; i++) x[i] = copy[i] = (neg ? -0x1p1014 : 0x1p1014) * (1 + tt_rng_unit(&rng));
+    if (!inplace) memset(out, 0xa5, (size_t)n * 8); /* poison (a NaN) */
+    tally_scan_options o;
+    tally_scan_options_init(&o);
+    o.exclusive = excl;
+    o.accuracy = acc;
+    tally_array in = tally_array_1d(x, TALLY_F64, n), ou = tally_array_1d(out, TALLY_F64, n);
+    tally_status st = tally_scan(R->ctx, TALLY_SUM, &in, NULL, &ou, &o);
+    tt_scan_spec spec = {TALLY_SUM, TALLY_F64, acc, TALLY_NAN_PROPAGATE, excl, NULL};
+    char why[300] = "";
+    double worst = 0;
+    if (st != TALLY_OK)
+      tc_fail(R, "case=%" PRIu64 " scan overflow n=%" PRId64 ": %s: %s", id, n, tally_status_name(st),
+              tally_errmsg(R->ctx));
+    else if (!tt_scan_check(&spec, copy, NULL, n, NULL, out, &worst, why, sizeof why))
+      tc_fail(R, "case=%" PRIu64 " scan sum f64 %s %s n=%" PRId64 " %s, elements ~%s2^1014: %s", id,
+              acc == TALLY_ACCURACY_FAST ? "fast" : "default", excl ? "exclusive" : "inclusive", n,
+              inplace ? "in place" : "out of place", neg ? "-" : "+", why);
+    free(copy);
+    if (!inplace) free(out);
+    free(x);
+  }
+}
+
 /* Device arrays (tally_mem_alloc): scanned in place on the device, or skipped (counted)
  * where the backend says it cannot yet. */
 static void device_arrays(tc_run *R) {
@@ -559,6 +602,7 @@ void tc_group_scan(tc_run *R) {
   sizes(R);
   segments(R);
   threads(R);
+  overflow(R);
   device_arrays(R);
   user(R);
 }

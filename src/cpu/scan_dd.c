@@ -1,0 +1,226 @@
+/* Vector kernels of the f64 DEFAULT (compensated) scan, compiled once per ISA like
+ * scan_simd.c: scan_dd.h's blocks with four lanes to a vector (lanes g, g + 4, g + 8,
+ * g + 12 in vector g, so that its rows are the vectors' positions), the same operations
+ * in the same order, so the same bits as the scalar code on any layout.
+ *
+ * The vectors leave out scan_dd.h's tests for Inf and NaN (a sum that is not finite
+ * becomes (s, 0)). Where no sum overflows and no input is Inf or NaN, the tests never
+ * fire and the results are the same. Where one does, the pair turns NaN or infinite and
+ * stays so (Inf − Inf is NaN, and NaN spreads through every later sum), down to the
+ * lanes' last values and the block's total: a block whose are not all finite is done
+ * again by scan_dd.h's code, over the outputs it wrote. In place that would read its own
+ * outputs, so there a block runs here only where nothing can overflow: every element and
+ * the running value below 2^1010 in magnitude (|any partial sum| < 257 · 2^1010 < 2^1019,
+ * TwoSum's intermediates within twice that), and its pass-A sums finite (no NaN, no
+ * Inf). */
+#include "scan_dd.h"
+
+#ifndef TALLY_ISA
+#define TALLY_ISA scalar
+#endif
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+
+#define AI static inline __attribute__((always_inline))
+#define DD_SAFE 0x1p1010
+#define ROW (4 * DD_LANE) /* elements from lane j to lane j + 4 */
+
+/* a + b and a - b as fma(a, 1, ±b): a·1 is exact and the sum is rounded once, so the
+ * same value, signed zeros, Inf and NaN as vaddpd and vsubpd, but on the multiply pipes.
+ * The kernels are nearly all additions: some of them there leave neither kind of pipe
+ * idle (AMD Zen 4: two add and two multiply-add pipes). */
+AI __m256d fadd(__m256d a, __m256d b) { return _mm256_fmadd_pd(a, _mm256_set1_pd(1.0), b); }
+AI __m256d fsub(__m256d a, __m256d b) { return _mm256_fmsub_pd(a, _mm256_set1_pd(1.0), b); }
+
+/* dd_step and dd_add on four lanes without the tests. The chain from one step to the
+ * next runs through s = h + x alone, on vaddpd (the shorter latency). */
+AI void v_step(__m256d *h, __m256d *l, __m256d x) {
+  __m256d s = _mm256_add_pd(*h, x), bb = fsub(s, *h);
+  __m256d e = _mm256_add_pd(_mm256_sub_pd(*h, fsub(s, bb)), fsub(x, bb));
+  *l = fadd(*l, e);
+  *h = s;
+}
+
+typedef struct {
+  __m256d h, l;
+} vdd;
+
+AI vdd v_add(vdd a, vdd b) {
+  __m256d s = _mm256_add_pd(a.h, b.h), bb = fsub(s, a.h);
+  __m256d e = _mm256_add_pd(_mm256_sub_pd(a.h, fsub(s, bb)), fsub(b.h, bb));
+  e = _mm256_add_pd(e, _mm256_add_pd(a.l, b.l));
+  __m256d h = _mm256_add_pd(s, e);
+  return (vdd){h, _mm256_sub_pd(e, _mm256_sub_pd(h, s))};
+}
+
+/* Positions shifted up by one, F into position 0: [F v0 v1 v2]; by two: [F F v0 v1]. */
+AI vdd up1(vdd v) {
+  const __m256d f = _mm256_set1_pd(-0.0);
+  return (vdd){_mm256_blend_pd(_mm256_permute4x64_pd(v.h, 0x90), f, 1),
+               _mm256_blend_pd(_mm256_permute4x64_pd(v.l, 0x90), f, 1)};
+}
+AI vdd up2(vdd v) {
+  const __m256d f = _mm256_set1_pd(-0.0);
+  return (vdd){_mm256_permute2f128_pd(f, v.h, 0x20), _mm256_permute2f128_pd(f, v.l, 0x20)};
+}
+
+/* Elements 0..3 of the rows at p, p + st, p + 2st, p + 3st, transposed: v[k] holds
+ * element k of each row. Built from 16-byte halves (vinsertf128 from memory, then
+ * in-lane unpacks): a 4 × 4 transpose of whole vectors takes four lane-crossing
+ * shuffles, one a cycle on AMD Zen 4, and measured 1.4 × slower here. */
+AI void ld_cols(const double *p, int64_t st, int ign, __m256d *v) {
+  __m256d r[4];
+  for (int k = 0; k < 2; k++) {
+    const double *q = p + 2 * k;
+    r[2 * k] = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q)), _mm_loadu_pd(q + 2 * st), 1);
+    r[2 * k + 1] = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(q + st)), _mm_loadu_pd(q + 3 * st), 1);
+  }
+  if (ign)
+    for (int k = 0; k < 4; k++) r[k] = _mm256_and_pd(_mm256_cmp_pd(r[k], r[k], _CMP_EQ_OQ), r[k]);
+  v[0] = _mm256_unpacklo_pd(r[0], r[1]);
+  v[1] = _mm256_unpackhi_pd(r[0], r[1]);
+  v[2] = _mm256_unpacklo_pd(r[2], r[3]);
+  v[3] = _mm256_unpackhi_pd(r[2], r[3]);
+}
+
+/* ld_cols reversed: v[k] holds element k of each row. */
+AI void st_cols(double *p, int64_t st, const __m256d *v) {
+  __m256d r[4] = {_mm256_unpacklo_pd(v[0], v[1]), _mm256_unpackhi_pd(v[0], v[1]),
+                  _mm256_unpacklo_pd(v[2], v[3]), _mm256_unpackhi_pd(v[2], v[3])};
+  for (int k = 0; k < 2; k++) {
+    double *q = p + 2 * k;
+    _mm_storeu_pd(q, _mm256_castpd256_pd128(r[2 * k]));
+    _mm_storeu_pd(q + 2 * st, _mm256_extractf128_pd(r[2 * k], 1));
+    _mm_storeu_pd(q + st, _mm256_castpd256_pd128(r[2 * k + 1]));
+    _mm_storeu_pd(q + 3 * st, _mm256_extractf128_pd(r[2 * k + 1], 1));
+  }
+}
+
+/* Every position of a, b, c, d finite. (v − v is 0, or NaN: summing the vectors
+ * themselves could overflow.) */
+AI int all_finite(__m256d a, __m256d b, __m256d c, __m256d d) {
+  __m256d z = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(a, a), _mm256_sub_pd(b, b)),
+                            _mm256_add_pd(_mm256_sub_pd(c, c), _mm256_sub_pd(d, d)));
+  return _mm256_movemask_pd(_mm256_cmp_pd(z, z, _CMP_EQ_OQ)) == 0xf;
+}
+
+/* A full block's lane offsets (p[k]: lane g + 4·position's, in vector g) and total:
+ * scan_dd.h's dd_prefix, the rows in the positions. */
+typedef struct {
+  vdd p[4];
+  dd total;
+} sums_t;
+
+/* Pass A and the prefix of the full block at x. Returns 0 where the block must take
+ * scan_dd.h's code before anything is written (in place: see the top). */
+AI int block_sums(const double *x, int ign, int inplace, sums_t *q) {
+  vdd t[4];
+  __m256d big = _mm256_setzero_pd();
+  const __m256d abs = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  for (int g = 0; g < 4; g++) t[g] = (vdd){_mm256_set1_pd(-0.0), _mm256_setzero_pd()};
+  for (int i = 0; i < DD_LANE; i += 4)
+    for (int g = 0; g < 4; g++) { /* the four vectors' chains side by side */
+      __m256d v[4];
+      ld_cols(x + g * DD_LANE + i, ROW, ign, v);
+      for (int k = 0; k < 4; k++) {
+        if (inplace) big = _mm256_max_pd(big, _mm256_and_pd(v[k], abs));
+        v_step(&t[g].h, &t[g].l, v[k]);
+      }
+    }
+  if (inplace) {
+    if (!all_finite(t[0].h, t[1].h, t[2].h, t[3].h) ||
+        _mm256_movemask_pd(_mm256_cmp_pd(big, _mm256_set1_pd(DD_SAFE), _CMP_LT_OQ)) != 0xf)
+      return 0;
+  }
+  vdd e2 = v_add(t[0], t[1]), e3 = v_add(e2, t[2]), u = v_add(e2, v_add(t[2], t[3]));
+  vdd y = v_add(u, up1(u)), z = v_add(y, up2(y)), r = up1(z);
+  q->p[0] = r;
+  q->p[1] = v_add(r, t[0]);
+  q->p[2] = v_add(r, e2);
+  q->p[3] = v_add(r, e3);
+  double zh[4], zl[4];
+  _mm256_storeu_pd(zh, z.h);
+  _mm256_storeu_pd(zl, z.l);
+  q->total = (dd){zh[3], zl[3]};
+  return 1;
+}
+
+/* Pass B of the full block at x from s; 0 if a lane ended not finite (see the top). */
+AI int block_out(const double *x, double *o, dd s, const sums_t *q, int excl, int ign) {
+  const vdd sv = {_mm256_set1_pd(s.hi), _mm256_set1_pd(s.lo)};
+  vdd c[4];
+  for (int g = 0; g < 4; g++) c[g] = v_add(sv, q->p[g]);
+  for (int i = 0; i < DD_LANE; i += 4) {
+    __m256d v[4][4], r[4][4];
+    for (int g = 0; g < 4; g++) ld_cols(x + g * DD_LANE + i, ROW, ign, v[g]);
+    for (int k = 0; k < 4; k++)
+      for (int g = 0; g < 4; g++) {
+        if (excl) r[g][k] = _mm256_add_pd(c[g].h, c[g].l);
+        v_step(&c[g].h, &c[g].l, v[g][k]);
+        if (!excl) r[g][k] = _mm256_add_pd(c[g].h, c[g].l);
+      }
+    for (int g = 0; g < 4; g++) st_cols(o + g * DD_LANE + i, ROW, r[g]);
+  }
+  return all_finite(c[0].h, c[1].h, c[2].h, c[3].h);
+}
+
+/* The full block at x from *s, folding *t (NULL: left out); outputs when write. */
+AI void block(const double *x, double *o, dd *s, dd *t, int write, int excl, int ign) {
+  const int inplace = write && x == o;
+  sums_t q;
+  if (block_sums(x, ign, inplace, &q) && (!inplace || __builtin_fabs(s->hi) < DD_SAFE) &&
+      q.total.hi - q.total.hi == 0 && (!write || block_out(x, o, *s, &q, excl, ign))) {
+    *s = dd_add(*s, q.total);
+    if (t) *t = dd_add(*t, q.total);
+    return;
+  }
+  dd tt = t ? *t : (dd){0.0, 0.0};
+  dd_block((const char *)x, 8, (char *)o, 8, DD_BLOCK, s, &tt, write, excl, ign);
+  if (t) *t = tt;
+}
+
+AI int64_t blocks(const char *xc, char *oc, int64_t m, void *sp, void *tp, int write, int excl,
+                  int ign) {
+  dd s, t;
+  memcpy(&s, sp, 16);
+  memcpy(&t, tp, 16);
+  int64_t i = 0;
+  for (; i + DD_BLOCK <= m; i += DD_BLOCK)
+    block((const double *)xc + i, (double *)oc + i, &s, &t, write, excl, ign);
+  memcpy(sp, &s, 16);
+  memcpy(tp, &t, 16);
+  return i;
+}
+
+static int64_t sum_dd(const tally__scan_args *g, const char *x, char *o, int64_t m, void *sp,
+                      void *tp, int write) {
+  /* the options as constants: each combination its own loop */
+  const int e = g->exclusive, n = g->ignore_nan;
+  if (!write) return n ? blocks(x, o, m, sp, tp, 0, 0, 1) : blocks(x, o, m, sp, tp, 0, 0, 0);
+  if (e) return n ? blocks(x, o, m, sp, tp, 1, 1, 1) : blocks(x, o, m, sp, tp, 1, 1, 0);
+  return n ? blocks(x, o, m, sp, tp, 1, 0, 1) : blocks(x, o, m, sp, tp, 1, 0, 0);
+}
+
+/* tally__scan_fused_fn: pass 1 of a block at x1 (its total into t1), then pass 2 of a
+ * block at x. */
+static void fused_dd(const char *x, char *o, int64_t m, void *sp, const char *x1, void *t1p) {
+  dd s, t1;
+  memcpy(&s, sp, 16);
+  memcpy(&t1, t1p, 16);
+  for (int64_t i = 0; i < m; i += DD_BLOCK) {
+    dd s1 = {0.0, 0.0}; /* pass 1's running value: not needed */
+    block((const double *)x1 + i, NULL, &s1, &t1, 0, 0, 0);
+    block((const double *)x + i, (double *)o + i, &s, NULL, 1, 0, 0);
+  }
+  memcpy(sp, &s, 16);
+  memcpy(t1p, &t1, 16);
+}
+
+const tally__scan_dd_set CAT(tally__scan_dd_, TALLY_ISA) = {sum_dd, sum_dd, fused_dd};
+#else
+/* No vector kernel: scan_kern.c runs scan_dd.h's blocks on every layout. */
+const tally__scan_dd_set CAT(tally__scan_dd_, TALLY_ISA) = {NULL, NULL, NULL};
+#endif
