@@ -65,6 +65,8 @@ typedef struct {
   tally__sacc *agg;       /* each chunk's pass-1 total (of its last run) */
   int *agg_heads;         /* ... and whether it holds a segment head */
   _Atomic int *agg_state; /* 0 unclaimed, 1 claimed (being computed), 2 published */
+  unsigned char *stash;   /* NULL, or per chunk: its outputs hold pass 1's stash (set
+                             before its aggregate is published; tally__scan_fused_fn) */
 } scan_job;
 
 /* ------------------------------------------------------------ segment heads */
@@ -177,6 +179,7 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
                       int64_t ahead) {
   int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < j->p->n ? lo + SCAN_CHUNK : j->p->n;
   int heads = last_head(j->p, lo, hi) >= 0;
+  const int stashed = j->stash && j->stash[c]; /* (its aggregate is published: see chain_task) */
   tally__sacc acc = (lo == 0 || (heads && last_head(j->p, lo, lo + 1) == lo)) ? j->start : *carry;
   int64_t nx = c + ahead;
   pass1_t q;
@@ -184,6 +187,9 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
   if (fuse) pass1_begin(j, nx, &q);
   else if (ahead > 0 && nx < j->nchunks) /* the last chunk needs no total: just fetch it */
     prefetch(j, nx * SCAN_CHUNK, nx * SCAN_CHUNK + SCAN_CHUNK < j->p->n ? nx * SCAN_CHUNK + SCAN_CHUNK : j->p->n);
+  /* Whether every piece of chunk nx's pass 1 leaves its stash. Those pieces must be its
+   * pass 2's: its pass 1 must start where its pass 2 does (no head after its start). */
+  int stash_next = fuse && q.from == nx * SCAN_CHUNK;
   for (int64_t pos = lo; pos < hi;) {
     int64_t end = next_head(j->p, pos, hi);
     *tot = j->im.identity;
@@ -192,19 +198,20 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
       if (fuse) prefetch(j, q.pos, q.hi - q.pos > SCAN_PIECE ? q.pos + SCAN_PIECE : q.hi);
       if (fuse && j->g.fused && b - a == SCAN_PIECE && q.hi - q.pos >= SCAN_PIECE) {
         /* both pieces in one loop: the same bits as the two calls below */
-        j->g.fused(j->x + a * j->bx_el, j->o + a * j->bo_el, SCAN_PIECE, &acc,
-                   j->x + q.pos * j->bx_el, &q.tot);
+        stash_next &= j->g.fused(j->x + a * j->bx_el, j->o + a * j->bo_el, SCAN_PIECE, &acc,
+                                 j->x + q.pos * j->bx_el, &q.tot, j->o + q.pos * j->bo_el, stashed);
         q.pos += SCAN_PIECE;
         continue;
       }
-      run(j, a, b, &acc, tot, 1); /* while that piece arrives */
-      if (fuse) pass1_step(j, &q);
+      run(j, a, b, &acc, tot, stashed ? 2 : 1); /* while that piece arrives */
+      if (fuse && pass1_step(j, &q)) stash_next = 0;
     }
     acc = j->start;
     pos = end;
   }
   if (fuse) {
-    while (pass1_step(j, &q)) {}
+    while (pass1_step(j, &q)) stash_next = 0;
+    if (j->stash) j->stash[nx] = (unsigned char)stash_next;
     publish_agg(j, nx, &q.tot, q.heads);
   }
   return heads;
@@ -493,8 +500,9 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   j.agg_heads = malloc(nc * sizeof *j.agg_heads);
   j.ready = calloc(nc, sizeof *j.ready);
   j.agg_state = calloc(nc, sizeof *j.agg_state);
+  j.stash = j.g.fused ? calloc(nc, 1) : NULL;
   tally_status st = TALLY_OK;
-  if (!j.carry || !j.agg || !j.agg_heads || !j.ready || !j.agg_state) {
+  if (!j.carry || !j.agg || !j.agg_heads || !j.ready || !j.agg_state || (j.g.fused && !j.stash)) {
     st = tally__fail(ctx, TALLY_ENOMEM, "scan: out of memory for %lld chunk carries",
                      (long long)j.nchunks);
   } else {
@@ -507,5 +515,6 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   free(j.agg_heads);
   free((void *)j.ready);
   free((void *)j.agg_state);
+  free(j.stash);
   return st;
 }

@@ -27,9 +27,15 @@ typedef int64_t (*tally__scan_simd_fn)(const tally__scan_args *g, const char *x,
  * multiple of 64, inclusive, no NaN rule, not in place; pass 2's total is left out (the
  * threaded chain has it from pass 1). Pass 1's running total is a chain of dependent
  * additions, one per block: run alone its latency bounds the loop; beside pass 2 it runs
- * in pass 2's shadow. */
-typedef void (*tally__scan_fused_fn)(const char *x, char *o, int64_t m, void *s,
-                                     const char *x1, void *t1);
+ * in pass 2's shadow.
+ *
+ * The stash (scan_dd.c only; the others return 0 and ignore it): pass 1 may leave in o1,
+ * the output of the piece at x1 (not yet written, and not the input: not in place), what
+ * pass 2 of that piece will need, and returns 1 when it did. Pass 2 of a piece whose
+ * output holds a stash is told so by stashed (here) or by write = 2 (simd), and reads
+ * it before writing there instead of computing it again: the same bits. */
+typedef int (*tally__scan_fused_fn)(const char *x, char *o, int64_t m, void *s, const char *x1,
+                                    void *t1, char *o1, int stashed);
 
 struct tally__scan_args {
   int exclusive;

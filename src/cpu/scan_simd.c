@@ -454,12 +454,18 @@ AI2 void fused_pd(const char *x, char *o, int64_t m, double *sp, const char *x1,
   *t1p = t1;
 }
 
-static void fused_f32_d(const char *x, char *o, int64_t m, void *s, const char *x1, void *t1) {
+static int fused_f32_d(const char *x, char *o, int64_t m, void *s, const char *x1, void *t1,
+                       char *o1, int stashed) {
+  (void)o1, (void)stashed;
   fused_pd(x, o, m, s, x1, t1, 1);
+  return 0;
 }
 
-static void fused_f64(const char *x, char *o, int64_t m, void *s, const char *x1, void *t1) {
+static int fused_f64(const char *x, char *o, int64_t m, void *s, const char *x1, void *t1,
+                     char *o1, int stashed) {
+  (void)o1, (void)stashed;
   fused_pd(x, o, m, s, x1, t1, 0);
+  return 0;
 }
 
 static int64_t reduce_f32_d(const tally__scan_args *g, const char *x, char *o, int64_t m,
@@ -541,7 +547,9 @@ AI2 int64_t totals_ps(const float *x, int64_t m, float *tp, int ign) {
 }
 
 /* tally__scan_fused_fn of f32 FAST: eight blocks of pass 2, then a group of pass 1. */
-static void fused_f32_f(const char *xc, char *oc, int64_t m, void *sp, const char *x1, void *t1p) {
+static int fused_f32_f(const char *xc, char *oc, int64_t m, void *sp, const char *x1, void *t1p,
+                       char *o1, int stashed) {
+  (void)o1, (void)stashed;
   const float *x = (const float *)xc;
   float *o = (float *)oc;
   __m256 s = _mm256_set1_ps(*(float *)sp);
@@ -554,6 +562,7 @@ static void fused_f32_f(const char *xc, char *oc, int64_t m, void *sp, const cha
   }
   *(float *)sp = _mm256_cvtss_f32(s);
   *(float *)t1p = t1;
+  return 0;
 }
 
 static int64_t sum_f32_f(const tally__scan_args *g, const char *x, char *o, int64_t m, void *sp,

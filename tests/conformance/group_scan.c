@@ -464,6 +464,55 @@ static void threads(tc_run *R) {
   }
 }
 
+/* CPU, two threads: the thread that scans chunk c runs pass 1 of chunk c + 2 beside it,
+ * and f64 DEFAULT leaves in that chunk's outputs what its pass 2 will need (a stash, at
+ * the pass-1 pieces' places). Where chunk c + 2 holds a segment head after its start,
+ * its pass 1 starts at the head and its pieces are not its pass 2's: no stash may be
+ * left (a driver that left one gave wrong sums from that chunk on). One head, at places
+ * in chunk 3 and at chunk boundaries; inclusive (the fused passes), out of place. */
+static void stash_heads(tc_run *R) {
+  tally_context_info info;
+  if (tally_context_describe(R->ctx, &info) != TALLY_OK || strcmp(info.backend, "cpu") != 0) return;
+  const int64_t C = 32768, n = 8 * C + 100;
+  static const int64_t heads[] = {3 * 32768 + 777, 3 * 32768 + 256, 4 * 32768 - 1, 3 * 32768, 5 * 32768 + 1};
+  for (size_t k = 0; k < sizeof heads / sizeof *heads; k++) {
+    uint64_t id;
+    if (!tc_begin(R, &id)) continue;
+    tt_rng rng;
+    tt_rng_stream(&rng, R->seed, id);
+    double *x = tc_alloc((size_t)n * 8), *out = tc_alloc((size_t)n * 8);
+    uint8_t *head = tc_alloc((size_t)n);
+    for (int64_t i = 0; i < n; i++) x[i] = tt_rng_normal(&rng);
+    memset(out, 0xa5, (size_t)n * 8);
+    int64_t off[3] = {0, heads[k], n};
+    head[heads[k]] = 1;
+    tally_context *ctx;
+    if (tally_open("cpu:threads=2,parallel_bytes=0", &ctx) != TALLY_OK) {
+      tc_fail(R, "case=%" PRIu64 " tally_open: %s", id, tally_errmsg(NULL));
+    } else {
+      tally_scan_options o;
+      tally_scan_options_init(&o);
+      o.offsets = off;
+      o.nsegments = 2;
+      tally_array in = tally_array_1d(x, TALLY_F64, n), ou = tally_array_1d(out, TALLY_F64, n);
+      tally_status st = tally_scan(ctx, TALLY_SUM, &in, NULL, &ou, &o);
+      tt_scan_spec spec = {TALLY_SUM, TALLY_F64, TALLY_ACCURACY_DEFAULT, TALLY_NAN_PROPAGATE, 0, NULL};
+      char why[300] = "";
+      double worst = 0;
+      if (st != TALLY_OK)
+        tc_fail(R, "case=%" PRIu64 " scan, one head at %" PRId64 ": %s: %s", id, heads[k],
+                tally_status_name(st), tally_errmsg(ctx));
+      else if (!tt_scan_check(&spec, x, NULL, n, head, out, &worst, why, sizeof why))
+        tc_fail(R, "case=%" PRIu64 " scan sum f64 default n=%" PRId64 " threads=2, one head at %" PRId64
+                ": %s", id, n, heads[k], why);
+      tally_close(ctx);
+    }
+    free(x);
+    free(out);
+    free(head);
+  }
+}
+
 /* f64 sums whose prefixes overflow partway (every element near 2^1014, one sign): from
  * there on every result is ±Inf, never NaN. The CPU's compensated vector kernel leaves
  * out the tests for Inf and redoes a block where a sum overflowed; here the running value
@@ -602,6 +651,7 @@ void tc_group_scan(tc_run *R) {
   sizes(R);
   segments(R);
   threads(R);
+  stash_heads(R);
   overflow(R);
   device_arrays(R);
   user(R);
