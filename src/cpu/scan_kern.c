@@ -1,11 +1,12 @@
 /* Typed kernels of the CPU scan: one per (op, dtype, accumulator), written once as macros.
  *
- * Two shapes. Exact ops (integers, MIN, MAX) and AFFINE run one accumulator through the
+ * Three shapes. Exact ops (integers, MIN, MAX) and AFFINE run one accumulator through the
  * run in index order. Float SUM and PROD run in blocks of 8 (BLOCK_KERNEL below): the
  * chain that carries the running value costs one operation per 8 elements instead of
  * one per element, and the block's own prefix is what an 8-lane vector computes, so
  * contiguous data runs vector code (scan_simd.c) with the same bits as this scalar
- * code; the rounding is the same on every ISA (no contraction). */
+ * code; the rounding is the same on every ISA (no contraction). The compensated f64 SUM
+ * (DEFAULT) runs blocks of 256 in sequential lanes (scan_dd.h; vector code scan_dd.c). */
 #include "scan.h"
 #include "scan_dd.h" /* dd, dd_add, the f64 DEFAULT sum's blocks */
 

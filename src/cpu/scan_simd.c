@@ -1,5 +1,5 @@
 /* Vector kernels of the CPU scan, compiled once per ISA (TALLY_ISA) like kernels.c: the
- * full blocks of 8 of a contiguous float SUM. Each block's prefix is three Hillis–Steele
+ * full blocks of 8 of a contiguous float SUM (the compensated f64 SUM: scan_dd.c). Each block's prefix is three Hillis–Steele
  * steps (add the block shifted by 1, 2, 4 lanes; lanes shifted in hold −0.0, which adds
  * exactly nothing), the same steps, in the same order, as BLOCK_KERNEL in scan_kern.c,
  * so contiguous and strided data give the same bits, on every ISA. */
@@ -47,17 +47,9 @@ static inline V8 v8_load(const double *p) { V8 v; memcpy(&v, p, sizeof v); retur
 static inline void v8_store(double *p, V8 v) { memcpy(p, &v, sizeof v); }
 static inline V8 v8_of_f32(vf8 x) { return __builtin_convertvector(x, vd8); }
 static inline vf8 v8_to_f32(V8 v) { return __builtin_convertvector(v, vf8); }
-static inline M8 v8_finite(V8 s) { return (s - s) == (s - s); } /* all ones where finite */
 static inline M8 v8_same(V8 v) { return v == v; }                /* all ones but at NaNs */
-static inline V8 v8_pick(M8 m, V8 a, V8 b) { return (V8)((m & (M8)a) | (~m & (M8)b)); }
 static inline V8 v8_keep(M8 m, V8 a) { return (V8)(m & (M8)a); }
 #define V8_SH(v, f, k) SH(v, f, k)
-/* 1 if every lane of v has |v| < lim (NaN: 0). */
-static inline int v8_all_below(V8 v, double lim) {
-  int ok = 1;
-  for (int j = 0; j < 8; j++) ok &= __builtin_fabs(v[j]) < lim;
-  return ok;
-}
 /* evens + odds of the 16 lanes of a, b */
 #define V8_PAIRS(a, b) (__builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14) + \
                         __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15))
@@ -89,22 +81,8 @@ static inline vf8 v8_to_f32(V8 v) {
   vf4 lo = __builtin_convertvector(v.lo, vf4), hi = __builtin_convertvector(v.hi, vf4);
   return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
 }
-static inline M8 v8_finite(V8 s) {
-  return (M8){(s.lo - s.lo) == (s.lo - s.lo), (s.hi - s.hi) == (s.hi - s.hi)};
-}
 static inline M8 v8_same(V8 v) { return (M8){v.lo == v.lo, v.hi == v.hi}; }
-static inline V8 v8_pick(M8 m, V8 a, V8 b) {
-  return (V8){(vd4)((m.lo & (vl4)a.lo) | (~m.lo & (vl4)b.lo)),
-              (vd4)((m.hi & (vl4)a.hi) | (~m.hi & (vl4)b.hi))};
-}
 static inline V8 v8_keep(M8 m, V8 a) { return (V8){(vd4)(m.lo & (vl4)a.lo), (vd4)(m.hi & (vl4)a.hi)}; }
-/* 1 if every lane of v has |v| < lim (NaN: 0). */
-static inline int v8_all_below(V8 v, double lim) {
-  const __m256d sign = _mm256_set1_pd(-0.0), l = _mm256_set1_pd(lim);
-  __m256d a = _mm256_andnot_pd(sign, (__m256d)v.lo), b = _mm256_andnot_pd(sign, (__m256d)v.hi);
-  __m256d ok = _mm256_and_pd(_mm256_cmp_pd(a, l, _CMP_LT_OQ), _mm256_cmp_pd(b, l, _CMP_LT_OQ));
-  return _mm256_movemask_pd(ok) == 0xf;
-}
 /* SH across the halves: lanes below k from f, lane j >= k from lane j - k */
 #define V8_SH(v, f, k)                                                                         \
   ((V8){__builtin_shufflevector((v).lo, (f).lo, (k) > 0 ? 4 : 0, (k) > 1 ? 4 : 1 - (k),        \
