@@ -31,8 +31,18 @@
  *   256x12x5 1335, 256x16x3 1340, 448x12x2 1481, 384x16x3 2551, 256x24x3 2881, 256x32x3
  *   2982, 448x24x2 3110: runs of 24 or 32 results, 192 or 256 bytes, leave the warp
  *   transposition's buffer too big for local memory);
- * - the rest (narrower elements, AFFINE's pairs): 448 threads, 96 bytes of input each,
- *   2 per SM (f64 AFFINE and the narrow types not yet measured against other shapes).
+ * - 1- and 2-byte elements to wider results (2026-11-27, run 75, H200, µs at 2^26 / 2^28,
+ *   two turns): i8 -> i64 160 x 32 x 6 (239-243 / 871; 256x16x4 260-262 / 989-993,
+ *   320x16x4 258-261 / 982-987, 352x16x3 260-265 / 989-991, 256x16x6 342-346 /
+ *   1316-1322, the old 448x32x2 578-581 / 2216-2240: its runs of 32 results, 256 bytes,
+ *   left the warp transposition's buffer too big); i16 -> i64 256 x 16 x 4 (261-264 /
+ *   991-998; 320x16x4 272 / 1018-1027, 256x8x8 401 / 1546-1548, 256x16x6 417 /
+ *   1613-1623, the old 448x24x2 653-655 / 2484-2499); f16 -> f32 256 x 32 x 4 (196-197 /
+ *   719-728; 256x32x5 274-275 / 1017-1021, 320x32x4 279-283 / 1039-1043, 320x16x6
+ *   297-298 / 1133-1138, the old 448x24x2 240-242 / 900-902). Measured for SUM; PROD
+ *   and the other types of those sizes follow it;
+ * - the rest (MIN/MAX of the narrow types, AFFINE's pairs): 448 threads, 96 bytes of
+ *   input each, 2 per SM (not measured against other shapes).
  * The more bytes an SM has in flight, the less the look-back's waits cost; the more
  * blocks, the more of them overlap a look-back with loads. */
 void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl) {
@@ -44,6 +54,9 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
   else if (es == 8 && p->width == 1 && is_f64) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
   else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 3, pl); /* i64, u64 */
   else if (es == 4 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 20, 4, pl);
+  else if (es == 1 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 160, 32, 6, pl);
+  else if (es == 2 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 4, pl);
+  else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 4, pl);
   else tally__gpu_scan_plan_make(p, 448, 0, 2, pl);
 }
 
