@@ -106,7 +106,9 @@ run_bench() {
   # and with the default 50 the whole bench ran past its 251 s on 2026-11-26; on
   # 2026-11-27 (H100) the lines took 2-37 s each but the 2^28 ops (78 s, now --repeat 20)
   # and the OpenCL ladder (over 95 s: its serial rungs take 0.2 s a run; now --repeat 5,
-  # one round).
+  # one round). On an H200 (2026-11-27) the lines before the OpenCL ladder took 227 s and
+  # the ladder ran into the bench's 330 s: it now takes i32 only (LADDER.md's OpenCL
+  # column), half its rungs' compilations and runs.
   bench_line --scan --dtypes f32 --sizes 2^16..2^30:2 &&
     bench_line --scan --dtypes f64,i32 --sizes 2^24,2^28 &&
     bench_line --hist --bins 256 --dtypes f32,u8 --sizes 2^24,2^28 &&
@@ -127,7 +129,7 @@ run_bench() {
         export OCL_ICD_FILENAMES=$OCL_NVIDIA
         BENCH_DEVICE="--device opencl"
         bench_line --ops sum --dtypes f32 --sizes 2^20..2^28:2 &&
-          bench_line --variants ladder --ops sum --dtypes i32,f32 --sizes 2^22 --repeat 5 --rounds 1 &&
+          bench_line --variants ladder --ops sum --dtypes i32 --sizes 2^22 --repeat 5 --rounds 1 &&
           bench_line --variants reduce_add_3,reduce_add_4,reduce_add_seq,best \
             --ops sum --dtypes i32,f32 --sizes 10000000 --repeat 20 &&
           bench_line --local-sizes 32,64,128,256,512,1024 --ops sum --dtypes f32 \
