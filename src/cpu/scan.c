@@ -422,10 +422,11 @@ static tally_status user_scan(tally_context *ctx, const tally__scan_problem *p, 
  * written in intrinsics with the two passes fused (scan_simd.c), where the AVX-512 set is
  * the generic lanes. The same bits either way. AMD EPYC with AVX-512 (Zen 4, 2 threads,
  * 2026-11-26, ms at 2^26, two runs): f32 DEFAULT 28.8-30.1 -> 18.8-18.9, FAST
- * 17.4-17.7 -> 16.0-16.9, f64 FAST 27.6-34.1 -> 27.6-35.3 (equal). (The compensated f64
- * sum has its own kernels, scan_dd.c, built for the context's ISA.) On the Intel Xeon of the GPU machine (16 threads, 2026-11-27, × a copy): f32
- * DEFAULT 1.02 against 0.96, FAST 1.31 against 0.94. $TALLY_SCAN_SIMD=avx512 takes the
- * AVX-512 set, for measuring (read once). */
+ * 17.4-17.7 -> 16.0-16.9, f64 FAST 27.6-34.1 -> 27.6-35.3 (equal). On the Intel Xeon of
+ * the GPU machine (16 threads, 2026-11-27, × a copy): f32 DEFAULT 1.02 against 0.96, FAST
+ * 1.31 against 0.94. $TALLY_SCAN_SIMD=avx512 takes the AVX-512 set, for measuring (read
+ * once). (The compensated f64 sum has its own kernels, scan_dd.c, built for the context's
+ * ISA.) */
 static const tally__scan_simd_set *scan_set_avx512(void) {
   static int which; /* 0: not read yet, 1: AVX2's, 2: AVX-512's (a race reads it twice alike) */
   if (!which) {

@@ -7,12 +7,12 @@
  * becomes (s, 0)). Where no sum overflows and no input is Inf or NaN, the tests never
  * fire and the results are the same. Where one does, the pair turns NaN or infinite and
  * stays so (Inf − Inf is NaN, and NaN spreads through every later sum), down to the
- * lanes' last values and the block's total: a block whose are not all finite is done
- * again by scan_dd.h's code, over the outputs it wrote. In place that would read its own
- * outputs, so there a block runs here only where nothing can overflow: every element and
- * the running value below 2^1010 in magnitude (|any partial sum| < 257 · 2^1010 < 2^1019,
- * TwoSum's intermediates within twice that), and its pass-A sums finite (no NaN, no
- * Inf). */
+ * lanes' last values and the block's total: a block where any of them is not finite is
+ * done again by scan_dd.h's code, over the outputs it wrote. In place that would read
+ * its own outputs, so there a block runs here only where nothing can overflow: every
+ * element and the running value below 2^1010 in magnitude (|any partial sum| < 257 ·
+ * 2^1010 < 2^1019, TwoSum's intermediates within twice that), and its pass-A sums finite
+ * (no NaN, no Inf). */
 #include "scan_dd.h"
 
 #ifndef TALLY_ISA

@@ -533,7 +533,7 @@ static void overflow(tc_run *R) {
     double *x = tc_alloc((size_t)n * 8), *copy = tc_alloc((size_t)n * 8);
     double *out = inplace ? x : tc_alloc((size_t)n * 8);
     for (int64_t i = 0; i < n; i++) x[i] = copy[i] = (neg ? -0x1p1014 : 0x1p1014) * (1 + tt_rng_unit(&rng));
-    if (!inplace) memset(out, 0xa5, (size_t)n * 8); /* poison (a NaN) */
+    if (!inplace) memset(out, 0xa5, (size_t)n * 8); /* poison: every value must be written */
     tally_scan_options o;
     tally_scan_options_init(&o);
     o.exclusive = excl;
