@@ -22,8 +22,13 @@
  *   384x32x3 0.49);
  * - 8-byte elements (f64, i64, u64): 320 x 16 x 4 (f64 FAST x CUB, H100: 320x16x4
  *   1.00-1.01, 256x16x5 0.98, 224x16x6 0.97, the old 256x16x3 0.87-0.88), but the
- *   compensated f64 sum (DEFAULT) 224 x 16 x 6 (H100 0.77 against 320x16x4's 0.73; H200
- *   0.72-0.73 against 0.67-0.68); but 8-byte integers keep their runs in registers
+ *   compensated f64 sum (DEFAULT) 224 x 24 x 4 (2026-11-27, runs 79-80, with the
+ *   accumulators chosen by value in scan.clh: 64 registers and no spills, where 224 x 16
+ *   x 6 capped them at 40 and spilled; x CUB at 2^24-2^30, H100: 224x24x4 0.88-0.955,
+ *   256x20x4 0.88-0.91, 192x20x5 0.86-0.90, 256x16x4 0.83-0.86, 224x16x6 0.80-0.83,
+ *   320x16x3 0.80-0.83, 224x16x4 0.79-0.81; H200 at 2^26-2^28: 160x32x5 0.87-0.91,
+ *   128x32x6 0.88-0.90, 224x24x4 0.83-0.84, 192x28x4 0.81-0.83, 224x16x6 0.75); but
+ *   8-byte integers keep their runs in registers
  *   (scan.clh RUN_LOCAL) at 256 x 16 x 3: for i64 SUM (H100, run 61, 2^26-2^30) 1.00-1.01
  *   against 320x16x4 with runs local 0.95-0.96;
  * - 4-byte elements to 8-byte results (i32 -> i64, u32 -> u64; runs in registers): 256 x
@@ -50,7 +55,7 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
   const int is_f64 = p->dtype == TALLY_F64, fdef = is_f64 && p->accuracy != TALLY_ACCURACY_FAST;
   if (tally__gpu_scan_narrow(p)) tally__gpu_scan_plan_make(p, 320, 32, 4, pl);
   else if (es == 8 && p->width == 1 && p->op == TALLY_SUM && fdef)
-    tally__gpu_scan_plan_make(p, 224, 16, 6, pl); /* the compensated f64 sum */
+    tally__gpu_scan_plan_make(p, 224, 24, 4, pl); /* the compensated f64 sum */
   else if (es == 8 && p->width == 1 && is_f64) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
   else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 3, pl); /* i64, u64 */
   else if (es == 4 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 20, 4, pl);

@@ -274,6 +274,7 @@ done:
 static int one(tc_run *R, const sc_case *c) {
   uint64_t id;
   if (R->scan_variant && c->seg) return 1; /* the ladder's rungs take no segments */
+  if (!tc_wanted(R, c->op, c->dt)) return 1; /* --ops, --dtypes */
   if (!tc_begin(R, &id)) return 1;
   return run_on(R, R->ctx, NULL, c, id, NULL, 0, 0);
 }

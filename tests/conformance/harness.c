@@ -98,6 +98,10 @@ int tc_begin(tc_run *R, uint64_t *stream) {
   if (R->only_case < 0 && R->sample > 1 && (id + R->seed) % (uint64_t)R->sample != 0) return 0;
   R->cases++;
   *stream = id;
+  if (R->trace) { /* TALLY_TEST_TRACE=1: a case that never ends is the last one begun */
+    printf("begin case=%" PRIu64 "\n", id);
+    fflush(stdout);
+  }
   return 1;
 }
 

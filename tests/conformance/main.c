@@ -7,7 +7,8 @@
  *
  * --sample K runs one case in K (which ones depends on the seed); --groups runs only the
  * named groups (sizes,nan,layouts,segments,plans,user,huge,scan,hist); --ops and --dtypes only the
- * cases of those ops and dtypes. For the GPU ladder's rungs on slow devices (PoCL in CI,
+ * cases of those ops and dtypes (the scan group's own checks beside its cases, and the
+ * hist group, run whole). TALLY_TEST_TRACE=1 prints each case as it begins. For the GPU ladder's rungs on slow devices (PoCL in CI,
  * where each new kernel specialisation takes seconds to build): each rung on a few
  * specialisations and a sample of cases, every run a different sample.
  *
