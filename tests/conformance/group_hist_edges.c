@@ -196,14 +196,15 @@ static void even_edges(tc_run *R) {
  * either side (edge k = k·step + lo in f64, so a float can sit just below, on or above
  * it), plus ±0, the smallest subnormals, ±FLT_MAX, ±Inf and NaN; ranges with -0.0 as a
  * bound, bounds beyond FLT_MAX, a subnormal range, edges closer than a float's spacing
- * (many round to the same float), one bin; drop and clamp. The GPU kernels compare floats
- * with f32 edges rounded up and confirm a guess with a pair of them: every comparison
- * must give the f64 edge's answer. */
+ * (many round to the same float), one bin, a range far from 0 against its width (lo's
+ * float is off by a hundredth of a bin: HIST_FRAC's margin must take that in); drop and
+ * clamp. The GPU kernels compare floats with f32 edges rounded up and confirm a guess
+ * with a pair of them or its fraction: every comparison must give the f64 edge's answer. */
 static void f32_edges(tc_run *R) {
   static const struct { double lo, hi; int64_t nb; } cfg[] = {
       {-1, 1, 256},          {-0.0, 1, 10},          {0, 1e-40, 7},         {-1e300, 1e300, 1000},
       {-3.4e38, 3.4e38, 255}, {0.1, 0.7, 3},          {1, 1 + 0x1p-20, 1024}, {-5, 5, 1},
-      {-0.3, 0.0, 2},        {1e-3, 1e4, 8191}};
+      {-0.3, 0.0, 2},        {1e-3, 1e4, 8191},      {1000.1, 1000.9, 256}, {-7.25, -7.0, 100}};
   static const float specials[] = {0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 0x1p-126f, 3.4028235e38f,
                                    -3.4028235e38f, INFINITY, -INFINITY, NAN};
   for (size_t ci = 0; ci < sizeof cfg / sizeof *cfg; ci++)
