@@ -8,9 +8,10 @@
  * --sample K runs one case in K (which ones depends on the seed); --groups runs only the
  * named groups (sizes,nan,layouts,segments,plans,user,huge,scan,hist); --ops and --dtypes only the
  * cases of those ops and dtypes (the scan group's own checks beside its cases, and the
- * hist group, run whole). TALLY_TEST_TRACE=1 prints each case as it begins. For the GPU ladder's rungs on slow devices (PoCL in CI,
- * where each new kernel specialisation takes seconds to build): each rung on a few
- * specialisations and a sample of cases, every run a different sample.
+ * hist group, run whole). TALLY_TEST_TRACE=1 prints each case as it begins. For the GPU
+ * ladder's rungs on slow devices (PoCL in CI, where each new kernel specialisation takes
+ * seconds to build): each rung on a few specialisations and a sample of cases, every run
+ * a different sample.
  *
  * The backend-agnostic conformance suite: every op, dtype, size class, distribution,
  * layout, accuracy and NaN mode, checked against references written independently of the
