@@ -22,12 +22,13 @@
  *   384x32x3 0.49);
  * - 8-byte elements (f64, i64, u64): 320 x 16 x 4 (f64 FAST x CUB, H100: 320x16x4
  *   1.00-1.01, 256x16x5 0.98, 224x16x6 0.97, the old 256x16x3 0.87-0.88), but the
- *   compensated f64 sum (DEFAULT) 224 x 24 x 4 (2026-11-27, runs 79-80, with the
- *   accumulators chosen by value in scan.clh: 64 registers and no spills, where 224 x 16
- *   x 6 capped them at 40 and spilled; x CUB at 2^24-2^30, H100: 224x24x4 0.88-0.955,
- *   256x20x4 0.88-0.91, 192x20x5 0.86-0.90, 256x16x4 0.83-0.86, 224x16x6 0.80-0.83,
- *   320x16x3 0.80-0.83, 224x16x4 0.79-0.81; H200 at 2^26-2^28: 160x32x5 0.87-0.91,
- *   128x32x6 0.88-0.90, 224x24x4 0.83-0.84, 192x28x4 0.81-0.83, 224x16x6 0.75); but
+ *   compensated f64 sum (DEFAULT) 128 x 32 x 6 (2026-11-27, runs 83-84: 64 registers and
+ *   no local memory at all, with the accumulators chosen by value in scan.clh; x CUB,
+ *   H100 at 2^26-2^28: 128x32x6 0.97-0.98, 160x32x5 0.94-0.965, 224x24x4 0.93-0.97;
+ *   H200 at 2^24-2^30: 128x32x6 0.87-0.91, 224x24x4 0.79-0.83; earlier, runs 79-80,
+ *   H100: 256x20x4 0.88-0.91, 192x20x5 0.86-0.90, 256x16x4 0.83-0.86, 224x16x6 (40
+ *   registers, spilling) 0.80-0.83, 320x16x3 0.80-0.83; H200: 192x28x4 0.81-0.83,
+ *   224x16x6 0.75); but
  *   8-byte integers keep their runs in registers
  *   (scan.clh RUN_LOCAL) at 256 x 16 x 3: for i64 SUM (H100, run 61, 2^26-2^30) 1.00-1.01
  *   against 320x16x4 with runs local 0.95-0.96;
@@ -36,16 +37,20 @@
  *   256x12x5 1335, 256x16x3 1340, 448x12x2 1481, 384x16x3 2551, 256x24x3 2881, 256x32x3
  *   2982, 448x24x2 3110: runs of 24 or 32 results, 192 or 256 bytes, leave the warp
  *   transposition's buffer too big for local memory);
- * - 1- and 2-byte elements to wider results (2026-11-27, run 75, H200, µs at 2^26 / 2^28,
- *   two turns): i8 -> i64 160 x 32 x 6 (239-243 / 871; 256x16x4 260-262 / 989-993,
- *   320x16x4 258-261 / 982-987, 352x16x3 260-265 / 989-991, 256x16x6 342-346 /
- *   1316-1322, the old 448x32x2 578-581 / 2216-2240: its runs of 32 results, 256 bytes,
- *   left the warp transposition's buffer too big); i16 -> i64 256 x 16 x 4 (261-264 /
- *   991-998; 320x16x4 272 / 1018-1027, 256x8x8 401 / 1546-1548, 256x16x6 417 /
- *   1613-1623, the old 448x24x2 653-655 / 2484-2499); f16 -> f32 256 x 32 x 4 (196-197 /
- *   719-728; 256x32x5 274-275 / 1017-1021, 320x32x4 279-283 / 1039-1043, 320x16x6
- *   297-298 / 1133-1138, the old 448x24x2 240-242 / 900-902). Measured for SUM; PROD
- *   and the other types of those sizes follow it;
+ * - 1- and 2-byte elements to wider results: i8 -> i64 and u8 -> u64 160 x 32 x 5, bool ->
+ *   i64 160 x 32 x 4 (2026-11-27, runs 83-84, x a device copy at 2^26-2^28: i8 and u8 on
+ *   the H200 0.75-0.77 at 160x32x5, 0.70-0.73 at 160x32x4, 0.65-0.69 at the old 160x32x6,
+ *   on the H100 0.88-0.90 at 160x32x5, 0.75-0.76 at 160x32x6: 6-12 local accesses against
+ *   93; bool, H200 only, 0.71-0.72 at 160x32x4 with none, 0.69-0.70 at 160x32x5 with 70,
+ *   0.67-0.68 at 160x32x6; before that, run 75, H200, µs at 2^26 / 2^28, two turns: i8 ->
+ *   i64 160x32x6 239-243 / 871, 256x16x4 260-262 / 989-993, 320x16x4 258-261 / 982-987,
+ *   352x16x3 260-265 / 989-991, 256x16x6 342-346 / 1316-1322, the old 448x32x2 578-581 /
+ *   2216-2240: its runs of 32 results, 256 bytes, left the warp transposition's buffer too
+ *   big); i16 -> i64 256 x 16 x 4 (261-264 / 991-998; 320x16x4 272 / 1018-1027, 256x8x8
+ *   401 / 1546-1548, 256x16x6 417 / 1613-1623, the old 448x24x2 653-655 / 2484-2499); f16
+ *   -> f32 256 x 32 x 4 (196-197 / 719-728; 256x32x5 274-275 / 1017-1021, 320x32x4 279-283
+ *   / 1039-1043, 320x16x6 297-298 / 1133-1138, the old 448x24x2 240-242 / 900-902).
+ *   Measured for SUM; PROD and the other types of those sizes follow it;
  * - the rest (MIN/MAX of the narrow types, AFFINE's pairs): 448 threads, 96 bytes of
  *   input each, 2 per SM (not measured against other shapes).
  * The more bytes an SM has in flight, the less the look-back's waits cost; the more
@@ -55,11 +60,12 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
   const int is_f64 = p->dtype == TALLY_F64, fdef = is_f64 && p->accuracy != TALLY_ACCURACY_FAST;
   if (tally__gpu_scan_narrow(p)) tally__gpu_scan_plan_make(p, 320, 32, 4, pl);
   else if (es == 8 && p->width == 1 && p->op == TALLY_SUM && fdef)
-    tally__gpu_scan_plan_make(p, 224, 24, 4, pl); /* the compensated f64 sum */
+    tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* the compensated f64 sum */
   else if (es == 8 && p->width == 1 && is_f64) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
   else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 3, pl); /* i64, u64 */
   else if (es == 4 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 20, 4, pl);
-  else if (es == 1 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 160, 32, 6, pl);
+  else if (es == 1 && rs == 8 && p->width == 1) /* bool spills at 5 blocks, i8 and u8 do not */
+    tally__gpu_scan_plan_make(p, 160, 32, p->dtype == TALLY_BOOL ? 4 : 5, pl);
   else if (es == 2 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 4, pl);
   else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 4, pl);
   else tally__gpu_scan_plan_make(p, 448, 0, 2, pl);
