@@ -80,9 +80,6 @@ static tally_status cuda_open(const char *args, tally_context **out) {
   cu->cuDeviceGetAttribute(&c->cc_minor, CU_ATTR_CC_MINOR_, c->dev);
   cu->cuDeviceGetAttribute(&c->max_threads_sm, CU_ATTR_MAX_THREADS_PER_MULTIPROCESSOR_, c->dev);
   cu->cuDeviceGetAttribute(&c->l2_bytes, CU_ATTR_L2_CACHE_SIZE_, c->dev);
-  if (cu->cuDeviceGetAttribute(&c->mem_khz, CU_ATTR_MEMORY_CLOCK_RATE_, c->dev) ||
-      cu->cuDeviceGetAttribute(&c->bus_bits, CU_ATTR_GLOBAL_MEMORY_BUS_WIDTH_, c->dev))
-    c->mem_khz = c->bus_bits = 0;
   cu->cuDeviceTotalMem(&c->mem_bytes, c->dev);
   cu->cuDriverGetVersion(&c->driver);
   nv->nvrtcVersion(&c->nvrtc_major, &c->nvrtc_minor);

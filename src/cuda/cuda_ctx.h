@@ -31,7 +31,6 @@ typedef struct {
   int sms, cc_major, cc_minor, driver, max_threads_sm, nvrtc_major, nvrtc_minor;
   size_t mem_bytes;
   int l2_bytes;
-  int mem_khz, bus_bits; /* the memory's clock and bus width (0: unknown) */
   tally__cuda_kernel *kernels;
   /* Scratch, grown on demand and kept. */
   CUdeviceptr partials; size_t partials_bytes;
@@ -109,9 +108,6 @@ tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, ta
  * loads by at most one wave of blocks (measured, docs/PERFORMANCE.md 2026-11-26). */
 #define TALLY_CUDA_UNROLL 8
 int tally__cuda_unroll(void); /* the above, or $TALLY_CUDA_UNROLL when measuring */
-/* Whether f32 histograms take 32 copies of the local bins on a device of this memory
- * clock (kHz), bus width (bits) and SM count (hist.c). */
-int tally__cuda_hist_copies_f32(int mem_khz, int bus_bits, int sms);
 /* The most blocks of fn that are resident on the device at once. */
 int64_t tally__cuda_gmax(tally__cuda_ctx *c, CUfunction fn);
 /* Blocks per slice of length len for fn (one wave at most). */

@@ -13,32 +13,22 @@
 
 #define HIST_BLOCK 256
 
-/* f32 with 32 copies of the local bins (src/gpu/hist.clh, HIST_COPIES_F32) where memory
- * outruns the local memory's bank conflicts. 256 bins at 2^28, x CUB (2026-11-26): on an
- * H200 (4.8 TB/s, 36 GB/s per SM) uniform data 0.77-0.79 -> 0.89-0.93 with the copies,
- * skewed 1.02-1.03 -> 0.93-0.96; on an H100 (3.35 TB/s, 25 GB/s per SM) the copies cost
- * 6-8 % (0.92-0.94 against 0.99-1.02). The threshold lies between the two cards measured. */
-#define COPIES_F32_MIN_GBS_PER_SM 30.0
-
-int tally__cuda_hist_copies_f32(int mem_khz, int bus_bits, int sms) {
-  const double gbs = 2.0 * mem_khz * 1e3 * (bus_bits / 8) / 1e9; /* double data rate */
-  return sms > 0 && gbs / sms >= COPIES_F32_MIN_GBS_PER_SM;
-}
-
-static void plan(tally__cuda_ctx *c, const tally__hist_problem *p, int64_t max_blocks,
-                 tally__gpu_hist_plan *pl) {
+/* f32 takes no copies of the local bins (HIST_COPIES_F32 stays a switch for measuring):
+ * from 2026-11-26 to 2026-11-27 the plan gave them to cards with 30 GB/s of memory per SM
+ * or more (the H200), where the edge pair's and the adds' bank conflicts bound uniform
+ * data. With the fraction from the guess's bits (hist.clh HIST_FRAC 2) there is no pair
+ * on the common path, and on an H200 (run 87, 256 bins, 2^28) the kernel without the
+ * copies was the faster on every data: uniform 267.5-268.1 us against 272.1-272.9 with
+ * them, skewed 262.1-262.7 against 271.8-273.5, all on the edges 381.9-382.6 against
+ * 399.6-400.6. */
+static void plan(const tally__hist_problem *p, int64_t max_blocks, tally__gpu_hist_plan *pl) {
   tally__gpu_hist_plan_make(p, HIST_BLOCK, max_blocks, 1, pl);
-  size_t used = strlen(pl->defs);
-  /* only where the kernel has copies (256-bin local tier): no other specialisation */
-  if (p->dtype == TALLY_F32 && pl->lbins == TALLY__HIST_LBINS_TINY &&
-      tally__cuda_hist_copies_f32(c->mem_khz, c->bus_bits, c->sms) && used + 24 < sizeof pl->defs)
-    strcpy(pl->defs + used, " -DHIST_COPIES_F32=1");
 }
 
 static tally_status run(tally__cuda_ctx *c, const tally__hist_problem *p, const void *in,
                         void *counts, tally_hist_stats *st) {
   tally__gpu_hist_plan pl;
-  plan(c, p, (int64_t)c->sms * 8, &pl);
+  plan(p, (int64_t)c->sms * 8, &pl);
   static const char *const srcs[] = {"reduce_part.clh", "hist.clh", NULL};
   CUfunction fblocks, fmerge;
   tally_status s = tally__cuda_kernel_get(c, srcs, pl.defs, pl.entry, &fblocks);
@@ -50,7 +40,7 @@ static tally_status run(tally__cuda_ctx *c, const tally__hist_problem *p, const 
   int resident = 0;
   if (!c->cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&resident, fblocks, HIST_BLOCK, 0) &&
       resident > 0 && resident < 8)
-    plan(c, p, (int64_t)c->sms * resident, &pl);
+    plan(p, (int64_t)c->sms * resident, &pl);
   size_t es = tally_dtype_size(p->dtype);
   CUdeviceptr x;
   CUresult r;

@@ -259,12 +259,6 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
         tally__gpu_hist_plan_make(&hp, 256, 1, 1, &pl); /* as cuda/hist.c */
         fn(hist_srcs, pl.defs, user);
         count++;
-        if (dt == TALLY_F32 && hist_bins[b] <= TALLY__HIST_LBINS_TINY) { /* faster memories */
-          size_t used = strlen(pl.defs);
-          snprintf(pl.defs + used, sizeof pl.defs - used, " -DHIST_COPIES_F32=1");
-          fn(hist_srcs, pl.defs, user);
-          count++;
-        }
       }
   return count;
 }

@@ -56,6 +56,8 @@ const char bench_usage[] =
     "  --hist             time tally_histogram of each --dtypes and --sizes, on uniform data\n"
     "                     and on skewed data (all in one bin), against the read probe\n"
     "  --bins N           histogram bins for --hist (default 256)\n"
+    "  --hist-edges       --hist on a GPU also on data on the bins' edges (k/bins for random\n"
+    "                     k: every value of a float type an edge; no CUB peer row)\n"
     "                     With --scan or --hist on a GPU, --variants names the ladders' rungs:\n"
     "                     hillis_steele,blelloch,four_kernel / hist_simple, or ladder: all, best last\n"
     "\n"
@@ -185,7 +187,7 @@ static int parse_names(const char *s, int kind, void *out, int *n, int max) {
 int bench_opts_parse(int argc, char **argv, bench_opts *o) {
   enum { O_SIZES = 256, O_OPS, O_DTYPES, O_VARIANTS, O_DEVICE, O_ACCURACY, O_NAN, O_REPEAT,
          O_MINTIME, O_JSON, O_NOPEERS, O_SEED, O_ROUNDS, O_HOST, O_HOST_PINNED, O_GPU_METHOD, O_FLUSH, O_LOCAL,
-         O_SCAN, O_HIST, O_BINS };
+         O_SCAN, O_HIST, O_BINS, O_HIST_EDGES };
   static const struct option longopts[] = {
       {"sizes", required_argument, NULL, O_SIZES},       {"ops", required_argument, NULL, O_OPS},
       {"dtypes", required_argument, NULL, O_DTYPES},     {"variants", required_argument, NULL, O_VARIANTS},
@@ -198,7 +200,7 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
       {"gpu-method", no_argument, NULL, O_GPU_METHOD},   {"flush", required_argument, NULL, O_FLUSH},
       {"local-sizes", required_argument, NULL, O_LOCAL},
       {"scan", no_argument, NULL, O_SCAN},               {"hist", no_argument, NULL, O_HIST},
-      {"bins", required_argument, NULL, O_BINS},
+      {"bins", required_argument, NULL, O_BINS},         {"hist-edges", no_argument, NULL, O_HIST_EDGES},
       {NULL, 0, NULL, 0},
   };
   memset(o, 0, sizeof *o);
@@ -302,6 +304,7 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
     case O_NOPEERS: o->no_peers = 1; break;
     case O_SCAN: o->scan = 1; break;
     case O_HIST: o->hist = 1; break;
+    case O_HIST_EDGES: o->hist_edges = 1; break;
     case O_BINS:
       if (cli_parse_i64(optarg, 1, 1 << 30, &v) != 0) {
         cli_error("--bins: %s: expected a count 1..2^30", optarg);

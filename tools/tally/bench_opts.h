@@ -34,6 +34,7 @@ typedef struct {
   /* Scans and histograms (bench_scan.c): */
   int scan, hist;       /* --scan, --hist */
   int64_t bins;         /* --bins, default 256 */
+  int hist_edges;       /* --hist-edges: also data on the bins' edges (GPU devices) */
 } bench_opts;
 
 extern const char bench_usage[];

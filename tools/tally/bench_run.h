@@ -103,11 +103,15 @@ int bench_gpu_flush(const bench_run *r);
 int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt);
 void bench_scan_gpu_header(const bench_run *r, int hist);
 /* `tally bench --hist` on a GPU (bench_scan_gpu.c): every size of dtype dt, uniform and
- * skewed data, against CUB's HistogramEven (256 bins, f32 and u8). */
+ * skewed data (and with --hist-edges data on the edges), against CUB's HistogramEven
+ * (256 bins, f32 and u8; not on the edges). */
 int bench_hist_gpu_dtype(const bench_run *r, tally_dtype dt);
-/* The bench's histogram data (bench_scan.c): uniform over [lo, hi), or one value. */
-void bench_hist_data(void *x, tally_dtype dt, int64_t n, int skew, uint64_t seed, double *lo,
-                     double *hi);
+/* The bench's histogram data (bench_scan.c) by kind: uniform over [lo, hi), one value
+ * (skewed), or uniform values rounded down to a multiple of (hi - lo)/bins (edges: on
+ * the bins' edges, which for a float type and 256 bins are floats, so exactly there). */
+enum { BENCH_HIST_UNIFORM, BENCH_HIST_SKEWED, BENCH_HIST_EDGES };
+void bench_hist_data(void *x, tally_dtype dt, int64_t n, int kind, int64_t bins, uint64_t seed,
+                     double *lo, double *hi);
 /* Its output (bench_report_gpu.c). */
 void bench_gpu_report_header(const bench_run *r);
 void bench_gpu_report_point(const bench_run *r, const bench_point *p);

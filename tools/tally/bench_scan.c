@@ -177,8 +177,8 @@ static int scan_point(const bench_run *r, tally_dtype dt, int64_t n) {
 }
 
 /* Uniform over the bins, or every element the same value. */
-void bench_hist_data(void *x, tally_dtype dt, int64_t n, int skew, uint64_t seed, double *lo,
-                     double *hi) {
+void bench_hist_data(void *x, tally_dtype dt, int64_t n, int kind, int64_t bins, uint64_t seed,
+                     double *lo, double *hi) {
   uint64_t s = seed * 0x9e3779b97f4a7c15u + 1;
   int fl = dt == TALLY_F16 || dt == TALLY_BF16 || dt == TALLY_F32 || dt == TALLY_F64;
   size_t es = tally_dtype_size(dt);
@@ -186,7 +186,8 @@ void bench_hist_data(void *x, tally_dtype dt, int64_t n, int skew, uint64_t seed
   *hi = fl ? 1.0 : (es == 1 ? 256.0 : 65536.0);
   for (int64_t i = 0; i < n; i++) {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17; /* xorshift64 */
-    double u = skew ? 0.3 : (double)(s >> 11) * 0x1p-53;
+    double u = kind == BENCH_HIST_SKEWED ? 0.3 : (double)(s >> 11) * 0x1p-53;
+    if (kind == BENCH_HIST_EDGES) u = floor(u * (double)bins) / (double)bins; /* k/bins */
     char *p = (char *)x + i * (int64_t)es;
     if (dt == TALLY_F32) { float f = (float)u; memcpy(p, &f, 4); }
     else if (dt == TALLY_F64) memcpy(p, &u, 8);
@@ -217,7 +218,7 @@ static int hist_point(const bench_run *r, tally_dtype dt, int64_t n) {
     tally_job *j = &tj[k];
     memset(j, 0, sizeof *j);
     double lo, hi;
-    bench_hist_data(x[k], dt, n, k, o->seed, &lo, &hi);
+    bench_hist_data(x[k], dt, n, k, o->bins, o->seed, &lo, &hi);
     j->ctx = r->ctx;
     j->hist = 1;
     j->in = tally_array_1d(x[k], dt, n);
@@ -272,6 +273,9 @@ int bench_scan_hist(const bench_opts *o) {
   } else if (strcmp(r.info.backend, "cpu") != 0) {
     cli_error("--%s: CPU and CUDA devices only for now (this is %s)", o->hist ? "hist" : "scan",
               r.info.backend);
+    rc = CLI_EXIT_USAGE;
+  } else if (o->hist && o->hist_edges) {
+    cli_error("--hist-edges: GPU devices only for now (this is %s)", r.info.backend);
     rc = CLI_EXIT_USAGE;
   } else if (strcmp(o->variants, "best") != 0) {
     cli_error("--variants: %s: the cpu device scans and counts with best only (the ladders' "

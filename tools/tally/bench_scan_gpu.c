@@ -234,9 +234,10 @@ int bench_hist_gpu_dtype(const bench_run *r, tally_dtype dt) {
     tally_status st = tally_mem_alloc(r->ctx, (size_t)n * es, &dx);
     if (!st) st = tally_mem_alloc(r->ctx, (size_t)o->bins * 8, &dc);
     if (!st && !(host = bench_alloc((size_t)n * es))) st = TALLY_ENOMEM;
-    for (int k = 0; k < 2 && !st && rc == 0; k++) {
+    const int kinds = o->hist_edges ? 3 : 2;
+    for (int k = 0; k < kinds && !st && rc == 0; k++) {
       double lo, hi;
-      bench_hist_data(host, dt, n, k, o->seed, &lo, &hi);
+      bench_hist_data(host, dt, n, k, o->bins, o->seed, &lo, &hi);
       st = tally_mem_copy(r->ctx, dx, TALLY_MEM_DEVICE, host, TALLY_MEM_HOST, (size_t)n * es);
       if (st) break;
       for (int v = 0; v < nv && rc == 0; v++) {
@@ -253,9 +254,10 @@ int bench_hist_gpu_dtype(const bench_run *r, tally_dtype dt) {
         g.hs.variant = vnames[v];
         double us = time_calls(r, &g, runs);
         if (us < 0) { rc = -1; break; }
-        const cub_point *c = &cub[k][i];
+        const cub_point *c = k < 2 ? &cub[k][i] : NULL; /* CUB has no edges run */
         double bytes = (double)n * (double)es, gbps = bytes / us * 1e-3;
-        double x = c->call_us > 0 ? c->call_us / us : -1;
+        double x = c && c->call_us > 0 ? c->call_us / us : -1;
+        const char *data = k == BENCH_HIST_EDGES ? "edges" : k == BENCH_HIST_SKEWED ? "skewed" : "uniform";
         char ns_s[32], c1[32] = "-", c2[32] = "-";
         bench_format_n(ns_s, sizeof ns_s, n);
         if (x > 0) snprintf(c1, sizeof c1, "%.1f", c->call_us), snprintf(c2, sizeof c2, "%.3f", x);
@@ -266,17 +268,16 @@ int bench_hist_gpu_dtype(const bench_run *r, tally_dtype dt) {
           bench_json_str("date", r->date);
           bench_json_str("dtype", tally_dtype_name(dt));
           bench_json_str("variant", vnames[v]);
-          printf(",\"n\":%" PRId64 ",\"bins\":%" PRId64 ",\"data\":\"%s\"", n, o->bins,
-                 k ? "skewed" : "uniform");
+          printf(",\"n\":%" PRId64 ",\"bins\":%" PRId64 ",\"data\":\"%s\"", n, o->bins, data);
           bench_json_num("median_us", us, 0);
           bench_json_num("gbps", gbps, 0);
-          bench_json_num("cub_us", c->call_us, x < 0);
+          bench_json_num("cub_us", c ? c->call_us : -1, x < 0);
           bench_json_num("speedup_cub", x, x < 0);
-          if (x < 0) bench_json_str("cub_note", why);
+          if (x < 0) bench_json_str("cub_note", c ? why : "CUB's peer has no run on the edges");
           puts("}");
         } else {
           printf("%-6s %-11s %6" PRId64 " %10s %-8s %11.1f %9.1f %11s %9s\n", tally_dtype_name(dt),
-                 vnames[v], o->bins, ns_s, k ? "skewed" : "uniform", us, gbps, c1, c2);
+                 vnames[v], o->bins, ns_s, data, us, gbps, c1, c2);
         }
         fflush(stdout);
       }
