@@ -192,19 +192,22 @@ static void even_edges(tc_run *R) {
   }
 }
 
-/* f32 values at even edges: each edge rounded to the nearest float and the floats on
+/* f32 values at even edges: each edge rounded to the nearest float and the two floats on
  * either side (edge k = k·step + lo in f64, so a float can sit just below, on or above
  * it), plus ±0, the smallest subnormals, ±FLT_MAX, ±Inf and NaN; ranges with -0.0 as a
  * bound, bounds beyond FLT_MAX, a subnormal range, edges closer than a float's spacing
  * (many round to the same float), one bin, a range far from 0 against its width (lo's
- * float is off by a hundredth of a bin: HIST_FRAC's margin must take that in); drop and
- * clamp. The GPU kernels compare floats with f32 edges rounded up and confirm a guess
- * with a pair of them or its fraction: every comparison must give the f64 edge's answer. */
+ * float is off by a hundredth of a bin: HIST_FRAC's margin must take that in), bin counts
+ * just past a power of two and small (CUDA's HIST_FRAC 2 reads the fraction from the
+ * guess's bits, 23 - p of them for 2^p >= nbins); drop and clamp. The GPU kernels compare
+ * floats with f32 edges rounded up and confirm a guess with a pair of them or its
+ * fraction: every comparison must give the f64 edge's answer. */
 static void f32_edges(tc_run *R) {
   static const struct { double lo, hi; int64_t nb; } cfg[] = {
       {-1, 1, 256},          {-0.0, 1, 10},          {0, 1e-40, 7},         {-1e300, 1e300, 1000},
       {-3.4e38, 3.4e38, 255}, {0.1, 0.7, 3},          {1, 1 + 0x1p-20, 1024}, {-5, 5, 1},
-      {-0.3, 0.0, 2},        {1e-3, 1e4, 8191},      {1000.1, 1000.9, 256}, {-7.25, -7.0, 100}};
+      {-0.3, 0.0, 2},        {1e-3, 1e4, 8191},      {1000.1, 1000.9, 256}, {-7.25, -7.0, 100},
+      {0, 1, 257},           {-2.5, 3.75, 513},      {3, 4, 2},             {-1e-3, 2e-3, 129}};
   static const float specials[] = {0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 0x1p-126f, 3.4028235e38f,
                                    -3.4028235e38f, INFINITY, -INFINITY, NAN};
   for (size_t ci = 0; ci < sizeof cfg / sizeof *cfg; ci++)
@@ -215,13 +218,15 @@ static void f32_edges(tc_run *R) {
       tt_rng_stream(&rng, R->seed, id);
       double lo = cfg[ci].lo, hi = cfg[ci].hi, step = (hi - lo) / (double)cfg[ci].nb;
       int64_t nb = cfg[ci].nb, ns = (int64_t)(sizeof specials / sizeof *specials);
-      int64_t n = 3 * (nb + 1) + ns + 1000, m = 0;
+      int64_t n = 5 * (nb + 1) + ns + 1000, m = 0;
       float *x = tc_alloc(sizeof(float) * (size_t)n);
       for (int64_t k = 0; k <= nb; k++) {
         float f = (float)(k == nb ? hi : (double)k * step + lo);
         x[m++] = f;
         x[m++] = nextafterf(f, -INFINITY);
         x[m++] = nextafterf(f, INFINITY);
+        x[m++] = nextafterf(nextafterf(f, -INFINITY), -INFINITY);
+        x[m++] = nextafterf(nextafterf(f, INFINITY), INFINITY);
       }
       for (int64_t i = 0; i < ns; i++) x[m++] = specials[i];
       while (m < n) x[m++] = (float)(lo + (hi - lo) * tt_rng_unit(&rng)); /* inside, at random */
