@@ -316,6 +316,9 @@ def group_bench(t):
     t.ok(["bench", "--scan", "--sizes", "2^10", "--min-time", "0.001", "--rounds", "1"],
          lambda o: None if "copy_GB/s" in o and "ratio" in o else "no table header")
     t.bad(["bench", "--hist", "--bins", "0"], 2, "--bins")
+    # Data on the edges: a GPU bench's (CUDA); without --hist, or on a CPU device, refused.
+    t.bad(["bench", "--hist-edges", "--sizes", "2^10"], 2, "--hist-edges")
+    t.bad(["bench", "--hist", "--hist-edges", "--device", "cpu", "--sizes", "2^10"], 2, "GPU devices only")
     return 0
 
 

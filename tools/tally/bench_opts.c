@@ -328,6 +328,10 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
     cli_error("%s: unexpected argument (see tally bench --help)", argv[optind]);
     return CLI_EXIT_USAGE;
   }
+  if (o->hist_edges && !o->hist) {
+    cli_error("--hist-edges: only with --hist (it adds a kind of histogram data)");
+    return CLI_EXIT_USAGE;
+  }
   if (bench_parse_sizes(sizes, &o->sizes, &o->nsizes, err, sizeof err) != 0) {
     cli_error("%s", err);
     return CLI_EXIT_USAGE;

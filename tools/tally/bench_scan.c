@@ -176,7 +176,7 @@ static int scan_point(const bench_run *r, tally_dtype dt, int64_t n) {
   return rc;
 }
 
-/* Uniform over the bins, or every element the same value. */
+/* Uniform over the bins, every element the same value, or values on the bins' edges. */
 void bench_hist_data(void *x, tally_dtype dt, int64_t n, int kind, int64_t bins, uint64_t seed,
                      double *lo, double *hi) {
   uint64_t s = seed * 0x9e3779b97f4a7c15u + 1;
