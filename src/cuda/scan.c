@@ -31,7 +31,9 @@
  *   224x16x6 0.75); but
  *   8-byte integers keep their runs in registers
  *   (scan.clh RUN_LOCAL) at 256 x 16 x 3: for i64 SUM (H100, run 61, 2^26-2^30) 1.00-1.01
- *   against 320x16x4 with runs local 0.95-0.96;
+ *   against 320x16x4 with runs local 0.95-0.96; on the H200 (run 90) 0.95-0.98, where
+ *   256x20x3 gave 1.00-1.02 and 224x16x4 1.00-1.06: not yet measured on an H100
+ *   (build-kc/run91.sh), so not taken;
  * - 4-byte elements to 8-byte results (i32 -> i64, u32 -> u64; runs in registers): 256 x
  *   20 x 4 (2026-11-25: 256x20x4 1206 us, 256x16x4 1248, 192x16x5 1261, 320x16x3 1265,
  *   256x12x5 1335, 256x16x3 1340, 448x12x2 1481, 384x16x3 2551, 256x24x3 2881, 256x32x3
