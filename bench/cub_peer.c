@@ -100,6 +100,8 @@ int cub_peer_run(const cub_peer *p, cub_mode mode, tally_op op, tally_dtype t,
       if (mode == CUB_HIST_SKEW) argv[k++] = "--skew";
     } else if (mode == CUB_SCAN) {
       argv[k++] = "--scan";
+      argv[k++] = "--op";
+      argv[k++] = (char *)tally_op_name(op);
     } else {
       argv[k++] = "--op";
       argv[k++] = (char *)tally_op_name(op);

@@ -57,6 +57,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <cuda/functional>
 #include <cuda/std/functional>
 
 namespace {
@@ -65,7 +66,7 @@ const char usage[] =
     "usage: cub_peer --op sum|min|max|argmin|argmax --dtype f32|f64|i32|i64 --sizes LIST\n"
     "                [--reps N] [--seed N] [--device K] [--flush-bytes B] [--json [--samples]]\n"
     "       cub_peer --probe|--h2d|--copy [--dtype T|u8] --sizes LIST [--reps N] [--device K] [--json]\n"
-    "       cub_peer --scan --dtype f32|f64|i32|i64 --sizes LIST ...\n"
+    "       cub_peer --scan [--op sum|min|max] --dtype f32|f64|i32|i64 --sizes LIST ...\n"
     "       cub_peer --hist [--skew] --dtype f32|u8 --sizes LIST ...   (256 even bins)\n"
     "LIST: comma list of 2^K, counts, and ranges 2^A..2^B[:step]. --flush-bytes: size of\n"
     "each of the L2 flush's two buffers (default 4 x L2; 0: no flush). Exit 77: no CUDA GPU.\n";
@@ -240,7 +241,10 @@ Options parse(int argc, char **argv) {
   if (!have_sizes) fail(2, "--sizes is required (see --help)");
   if (o.mode == Mode::cub && !o.have_op)
     fail(2, "--op is required, or --probe / --h2d / --copy / --scan (see --help)");
-  if (o.mode != Mode::cub && o.have_op) fail(2, "--op goes only with DeviceReduce (no mode flag)");
+  if (o.mode != Mode::cub && o.mode != Mode::scan && o.have_op)
+    fail(2, "--op goes only with DeviceReduce (no mode flag) or --scan");
+  if (o.mode == Mode::scan && o.op != Op::sum && o.op != Op::min && o.op != Op::max)
+    fail(2, "--scan: --op %s: expected sum, min or max", op_names[(int)o.op]);
   if (o.mode == Mode::hist && o.dtype != Dtype::f32 && o.dtype != Dtype::u8)
     fail(2, "--hist: --dtype f32 or u8");
   if ((o.mode == Mode::cub || o.mode == Mode::scan) && o.dtype == Dtype::u8)
@@ -444,7 +448,9 @@ void report(const Options &o, const Device &d, const Flush &fl, const char *peer
                  (o.mode == Mode::scan || o.mode == Mode::copy ? 2 : 1);
   double gbps = bytes / s.call_med * 1e-3, gbps_k = bytes / s.kern_med * 1e-3;
   const char *op = o.mode == Mode::cub    ? op_names[(int)o.op]
-                   : o.mode == Mode::scan ? "inclusive_sum"
+                   : o.mode == Mode::scan ? (o.op == Op::min   ? "inclusive_min"
+                                             : o.op == Op::max ? "inclusive_max"
+                                                               : "inclusive_sum")
                    : o.mode == Mode::copy ? "copy"
                    : o.mode == Mode::hist ? (o.skew ? "hist256_skewed" : "hist256_uniform")
                                           : "read";
@@ -651,10 +657,12 @@ void run_h2d(const Options &o, const Device &d, Flush &fl, int64_t n) {
   CK(cudaFree(dev));
 }
 
-/* --scan: cub::DeviceScan::InclusiveSum into a second buffer; the result is the last value.
- * i32 is scanned into i64 with i64 sums (InclusiveScanInit from an i64 zero: CUB's
- * accumulator is then i64), as tally's i32 scan is: the same 12 bytes moved per element.
- * (Until 2026-11-26 this peer scanned i32 into i32, 8 bytes, a third less traffic.) */
+/* --scan: cub::DeviceScan::InclusiveSum (--op min, max: InclusiveScan with cuda::minimum,
+ * cuda::maximum) into a second buffer; the result is the last value. An i32 sum is
+ * scanned into i64 with i64 sums (InclusiveScanInit from an i64 zero: CUB's accumulator
+ * is then i64), as tally's i32 scan is: the same 12 bytes moved per element. (Until
+ * 2026-11-26 this peer scanned i32 into i32, 8 bytes, a third less traffic.) MIN and MAX
+ * keep the element type, as tally's do. */
 template <class T, class O = T> void run_scan(const Options &o, const Device &d, Flush &fl, int64_t n) {
   T *in = (T *)device_alloc(n * sizeof(T), "the input");
   O *out = (O *)device_alloc(n * sizeof(O), "the output");
@@ -662,7 +670,16 @@ template <class T, class O = T> void run_scan(const Options &o, const Device &d,
   size_t tmp_bytes = 0;
   bool small = n <= INT_MAX;
   auto call = [&](void *tmp, size_t &tb) {
-    if constexpr (std::is_same<T, O>::value) {
+    if (o.op == Op::min || o.op == Op::max) {
+      if constexpr (std::is_same<T, O>::value) {
+        if (o.op == Op::min && small) CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, out, cuda::minimum<>{}, (int)n));
+        else if (o.op == Op::min) CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, out, cuda::minimum<>{}, (int64_t)n));
+        else if (small) CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, out, cuda::maximum<>{}, (int)n));
+        else CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, out, cuda::maximum<>{}, (int64_t)n));
+      } else {
+        fail(2, "--scan --op %s: the result type is the element type", op_names[(int)o.op]);
+      }
+    } else if constexpr (std::is_same<T, O>::value) {
       if (small) CK(cub::DeviceScan::InclusiveSum(tmp, tb, in, out, (int)n));
       else CK(cub::DeviceScan::InclusiveSum(tmp, tb, in, out, (int64_t)n));
     } else {
@@ -787,8 +804,10 @@ int main(int argc, char **argv) {
       run_scan<float>(o, d, fl, n);
     else if (o.mode == Mode::scan && o.dtype == Dtype::f64)
       run_scan<double>(o, d, fl, n);
-    else if (o.mode == Mode::scan && o.dtype == Dtype::i32)
+    else if (o.mode == Mode::scan && o.dtype == Dtype::i32 && o.op == Op::sum)
       run_scan<int32_t, int64_t>(o, d, fl, n);
+    else if (o.mode == Mode::scan && o.dtype == Dtype::i32)
+      run_scan<int32_t>(o, d, fl, n);
     else if (o.mode == Mode::scan)
       run_scan<int64_t>(o, d, fl, n);
     else if (o.dtype == Dtype::f32)

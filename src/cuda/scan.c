@@ -30,10 +30,14 @@
  *   registers, spilling) 0.80-0.83, 320x16x3 0.80-0.83; H200: 192x28x4 0.81-0.83,
  *   224x16x6 0.75); but
  *   8-byte integers keep their runs in registers
- *   (scan.clh RUN_LOCAL) at 256 x 16 x 3: for i64 SUM (H100, run 61, 2^26-2^30) 1.00-1.01
- *   against 320x16x4 with runs local 0.95-0.96; on the H200 (run 90) 0.95-0.98, where
- *   256x20x3 gave 1.00-1.02 and 224x16x4 1.00-1.06: not yet measured on an H100
- *   (build-kc/run91.sh), so not taken;
+ *   (scan.clh RUN_LOCAL) at 256 x 20 x 3 (2026-11-27, i64 SUM x CUB at 2^24-2^30: H100,
+ *   run 91, two turns, 1.01-1.03 against the old 256x16x3's 1.00-1.07 at 2^24 and
+ *   1.00-1.02 above, 224x16x4 1.01-1.12; H200, run 90, 1.00-1.02 against 256x16x3's
+ *   0.95-0.98, 224x16x4 1.00-1.06; before that, run 61, H100: 256x16x3 1.00-1.01 against
+ *   320x16x4 with runs local 0.95-0.96); their MIN and MAX keep runs in local memory at
+ *   256 x 16 x 4 (run 92, H100, i64 MIN x CUB at 2^24-2^30, two turns: 256x16x4
+ *   1.02-1.09, 256x16x5 0.97-1.03, 320x16x4 0.95-1.00, in registers at 256x20x3, where
+ *   they spill, 0.91-0.99);
  * - 4-byte elements to 8-byte results (i32 -> i64, u32 -> u64; runs in registers): 256 x
  *   20 x 4 (2026-11-25: 256x20x4 1206 us, 256x16x4 1248, 192x16x5 1261, 320x16x3 1265,
  *   256x12x5 1335, 256x16x3 1340, 448x12x2 1481, 384x16x3 2551, 256x24x3 2881, 256x32x3
@@ -64,7 +68,9 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
   else if (es == 8 && p->width == 1 && p->op == TALLY_SUM && fdef)
     tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* the compensated f64 sum */
   else if (es == 8 && p->width == 1 && is_f64) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
-  else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 3, pl); /* i64, u64 */
+  else if (es == 8 && p->width == 1 && (p->op == TALLY_MIN || p->op == TALLY_MAX))
+    tally__gpu_scan_plan_make(p, 256, 16, 4, pl); /* i64, u64 MIN, MAX: runs in local memory */
+  else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 20, 3, pl); /* i64, u64 */
   else if (es == 4 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 20, 4, pl);
   else if (es == 1 && rs == 8 && p->width == 1) /* bool spills at 5 blocks, i8 and u8 do not */
     tally__gpu_scan_plan_make(p, 160, 32, p->dtype == TALLY_BOOL ? 4 : 5, pl);

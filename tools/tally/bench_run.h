@@ -99,8 +99,8 @@ int bench_gpu_measure_op_dtype(const bench_run *r, tally_op op, tally_dtype dt, 
 void bench_gpu_free(bench_run *r);
 /* Flush the L2 (a device copy and a read of flush_bytes); 0, or -1 after an error line. */
 int bench_gpu_flush(const bench_run *r);
-/* `tally bench --scan` on a GPU (bench_scan_gpu.c): every size of dtype dt. */
-int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt);
+/* `tally bench --scan` on a GPU (bench_scan_gpu.c): every size of op and dtype dt. */
+int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt);
 void bench_scan_gpu_header(const bench_run *r, int hist);
 /* `tally bench --hist` on a GPU (bench_scan_gpu.c): every size of dtype dt, uniform and
  * skewed data (and with --hist-edges data on the edges), against CUB's HistogramEven

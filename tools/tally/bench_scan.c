@@ -1,7 +1,8 @@
 /* `tally bench --scan` and `tally bench --hist` (CPU): scans and histograms timed side by
  * side with their ceiling, in rounds (bench_timer.h), each contender after bench_settle().
  *
- * --scan: tally_scan(SUM) of each dtype and size, against the copy probe (bench/copy_probe.c:
+ * --scan: tally_scan of each op (--ops: sum, prod, min, max), dtype and size, against the
+ * copy probe (bench/copy_probe.c:
  * read the input's bytes and write the output's, the traffic a scan cannot avoid), on one
  * thread and on all; GB/s counts both the bytes read and the bytes written.
  * --hist: tally_histogram with --bins even bins over the data's range, on uniform data
@@ -53,6 +54,7 @@ typedef struct {
   tally_array in, out, counts;
   tally_scan_options so;
   tally_hist_spec hs;
+  tally_op op; /* the scan's */
   int hist;
   tally_status st;
 } tally_job;
@@ -60,7 +62,7 @@ typedef struct {
 static int run_tally(void *arg) {
   tally_job *j = arg;
   j->st = j->hist ? tally_histogram(j->ctx, &j->in, NULL, &j->hs, &j->counts, NULL, NULL)
-                  : tally_scan(j->ctx, TALLY_SUM, &j->in, NULL, &j->out, &j->so);
+                  : tally_scan(j->ctx, j->op, &j->in, NULL, &j->out, &j->so);
   return j->st != TALLY_OK;
 }
 
@@ -97,11 +99,11 @@ static void header(const bench_run *r, int hist) {
     printf("%-6s %6s %10s %-8s %11s %9s %12s %9s %7s\n", "dtype", "bins", "n", "data", "median_us",
            "GB/s", "probe_GB/s", "ratio", "busy");
   else
-    printf("%-6s %10s %-8s %11s %9s %11s %9s %7s\n", "dtype", "n", "accuracy", "median_us", "GB/s",
-           "copy_GB/s", "ratio", "busy");
+    printf("%-6s %-4s %10s %-8s %11s %9s %11s %9s %7s\n", "dtype", "op", "n", "accuracy",
+           "median_us", "GB/s", "copy_GB/s", "ratio", "busy");
 }
 
-static void row(const bench_run *r, int hist, tally_dtype dt, int64_t n, const char *what,
+static void row(const bench_run *r, int hist, tally_op op, tally_dtype dt, int64_t n, const char *what,
                 double us, double bytes, double probe_us, int probe_threads_used, double busy) {
   char ns[32];
   bench_format_n(ns, sizeof ns, n);
@@ -112,6 +114,7 @@ static void row(const bench_run *r, int hist, tally_dtype dt, int64_t n, const c
     bench_json_str("device", r->info.device);
     printf(",\"threads\":%d", r->info.threads);
     bench_json_str("date", r->date);
+    if (!hist) bench_json_str("op", tally_op_name(op));
     bench_json_str("dtype", tally_dtype_name(dt));
     printf(",\"n\":%" PRId64, n);
     if (hist) printf(",\"bins\":%" PRId64 ",\"data\":\"%s\"", r->o->bins, what);
@@ -128,16 +131,16 @@ static void row(const bench_run *r, int hist, tally_dtype dt, int64_t n, const c
     printf("%-6s %6" PRId64 " %10s %-8s %11.1f %9.2f %12.2f %9.3f %7.2f\n", tally_dtype_name(dt),
            r->o->bins, ns, what, us, gbps, pg, gbps / pg, busy);
   } else {
-    printf("%-6s %10s %-8s %11.1f %9.2f %11.2f %9.3f %7.2f\n", tally_dtype_name(dt), ns, what, us,
-           gbps, pg, gbps / pg, busy);
+    printf("%-6s %-4s %10s %-8s %11.1f %9.2f %11.2f %9.3f %7.2f\n", tally_dtype_name(dt),
+           tally_op_name(op), ns, what, us, gbps, pg, gbps / pg, busy);
   }
   fflush(stdout);
 }
 
-static int scan_point(const bench_run *r, tally_dtype dt, int64_t n) {
+static int scan_point(const bench_run *r, tally_op op, tally_dtype dt, int64_t n) {
   const bench_opts *o = r->o;
   tally_dtype rt;
-  if (tally_result_dtype(TALLY_SUM, dt, &rt) != TALLY_OK) return 1;
+  if (tally_result_dtype(op, dt, &rt) != TALLY_OK) return 1;
   size_t ib = (size_t)n * tally_dtype_size(dt), ob = (size_t)n * tally_dtype_size(rt);
   void *x = bench_alloc(ib), *y = bench_alloc(ob);
   if (!x || !y) { bench_free(x); bench_free(y); cli_error("out of memory"); return -1; }
@@ -154,6 +157,7 @@ static int scan_point(const bench_run *r, tally_dtype dt, int64_t n) {
     tally_job *j = &tj[nt++];
     memset(j, 0, sizeof *j);
     j->ctx = r->ctx;
+    j->op = op;
     j->in = tally_array_1d(x, dt, n);
     j->out = tally_array_1d(y, rt, n);
     tally_scan_options_init(&j->so);
@@ -168,7 +172,7 @@ static int scan_point(const bench_run *r, tally_dtype dt, int64_t n) {
     int pt = us[1] < us[0] ? probe_threads() : 1;
     double probe = us[1] < us[0] ? us[1] : us[0];
     for (int k = 0; k < nt; k++)
-      row(r, 0, dt, n, bench_acc_name(tj[k].so.accuracy), us[2 + k], (double)(ib + ob), probe, pt, busy);
+      row(r, 0, op, dt, n, bench_acc_name(tj[k].so.accuracy), us[2 + k], (double)(ib + ob), probe, pt, busy);
   }
   for (int i = 0; i < nc; i++) bench_series_free(&se[i]);
   bench_free(x);
@@ -235,8 +239,8 @@ static int hist_point(const bench_run *r, tally_dtype dt, int64_t n) {
   if (rc == 0) {
     int pt = us[1] < us[0] ? probe_threads() : 1;
     double probe = us[1] < us[0] ? us[1] : us[0];
-    row(r, 1, dt, n, "uniform", us[2], (double)ib, probe, pt, busy);
-    row(r, 1, dt, n, "skewed", us[3], (double)ib, probe, pt, busy);
+    row(r, 1, TALLY_SUM, dt, n, "uniform", us[2], (double)ib, probe, pt, busy);
+    row(r, 1, TALLY_SUM, dt, n, "skewed", us[3], (double)ib, probe, pt, busy);
   }
   for (int i = 0; i < nc; i++) bench_series_free(&se[i]);
   bench_free(x[0]);
@@ -245,7 +249,20 @@ static int hist_point(const bench_run *r, tally_dtype dt, int64_t n) {
   return rc;
 }
 
+/* --scan times the ops a scan has a bench for: 0, or an error line and the exit code. */
+static int scan_ops_ok(const bench_opts *o) {
+  for (int p = 0; o->scan && p < o->nops; p++) {
+    tally_op op = o->ops[p];
+    if (op != TALLY_SUM && op != TALLY_PROD && op != TALLY_MIN && op != TALLY_MAX)
+      return cli_error("--ops: %s: --scan times sum, prod, min and max", tally_op_name(op)),
+             CLI_EXIT_USAGE;
+  }
+  return 0;
+}
+
 int bench_scan_hist(const bench_opts *o) {
+  int bad = scan_ops_ok(o);
+  if (bad) return bad;
   bench_run r;
   memset(&r, 0, sizeof r);
   r.o = o;
@@ -264,9 +281,11 @@ int bench_scan_hist(const bench_opts *o) {
         int hist = pass == 1;
         if (hist ? !o->hist : !o->scan) continue;
         bench_scan_gpu_header(&r, hist);
-        for (int d = 0; d < o->ndtypes && rc == 0; d++)
-          if ((hist ? bench_hist_gpu_dtype(&r, o->dtypes[d]) : bench_scan_gpu_dtype(&r, o->dtypes[d])) < 0)
-            rc = CLI_EXIT_FAIL;
+        for (int p = 0; p < (hist ? 1 : o->nops) && rc == 0; p++)
+          for (int d = 0; d < o->ndtypes && rc == 0; d++)
+            if ((hist ? bench_hist_gpu_dtype(&r, o->dtypes[d])
+                      : bench_scan_gpu_dtype(&r, o->ops[p], o->dtypes[d])) < 0)
+              rc = CLI_EXIT_FAIL;
       }
     }
     bench_gpu_free(&r);
@@ -287,11 +306,13 @@ int bench_scan_hist(const bench_opts *o) {
       int hist = pass == 1;
       if (hist ? !o->hist : !o->scan) continue;
       header(&r, hist);
-      for (int d = 0; d < o->ndtypes && rc == 0; d++)
-        for (int i = 0; i < o->nsizes && rc == 0; i++) {
-          int x = hist ? hist_point(&r, o->dtypes[d], o->sizes[i]) : scan_point(&r, o->dtypes[d], o->sizes[i]);
-          if (x < 0) rc = CLI_EXIT_FAIL;
-        }
+      for (int p = 0; p < (hist ? 1 : o->nops) && rc == 0; p++)
+        for (int d = 0; d < o->ndtypes && rc == 0; d++)
+          for (int i = 0; i < o->nsizes && rc == 0; i++) {
+            int x = hist ? hist_point(&r, o->dtypes[d], o->sizes[i])
+                         : scan_point(&r, o->ops[p], o->dtypes[d], o->sizes[i]);
+            if (x < 0) rc = CLI_EXIT_FAIL;
+          }
     }
   }
   tally_close(r.ctx);

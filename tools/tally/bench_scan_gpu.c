@@ -1,8 +1,9 @@
-/* `tally bench --scan` on a GPU: tally_scan(SUM) of device arrays, each call timed by the
- * host clock from the call to its return (the scan done), after an L2 flush; medians. In
- * the same run, in its own process, the CUB peer times cub::DeviceScan::InclusiveSum of
- * the same dtype and a device-to-device copy of the bytes a scan reads and writes (its
- * ceiling), the same way (bench/peers/cub_peer.cu). GB/s counts bytes read + written. */
+/* `tally bench --scan` on a GPU: tally_scan (each of --ops: sum, prod, min, max) of device
+ * arrays, each call timed by the host clock from the call to its return (the scan done),
+ * after an L2 flush; medians. In the same run, in its own process, the CUB peer times
+ * cub::DeviceScan's inclusive scan of the same op (sum, min, max) and dtype and a
+ * device-to-device copy of the bytes a scan reads and writes (its ceiling), the same way
+ * (bench/peers/cub_peer.cu). GB/s counts bytes read + written. */
 #include "bench_run.h"
 #include "bench_util.h"
 #include "cli.h"
@@ -23,13 +24,14 @@ typedef struct {
   tally_array in, out;
   tally_scan_options so;
   tally_hist_spec hs;
+  tally_op op; /* the scan's */
   int hist;
 } gpu_call;
 
 static tally_status call_once(const bench_run *r, const gpu_call *g) {
   tally_array out = g->out;
   return g->hist ? tally_histogram(r->ctx, &g->in, NULL, &g->hs, &out, NULL, NULL)
-                 : tally_scan(r->ctx, TALLY_SUM, &g->in, NULL, &out, &g->so);
+                 : tally_scan(r->ctx, g->op, &g->in, NULL, &out, &g->so);
 }
 
 /* Median µs of `runs` flushed calls, after two to warm up (kernel build, scratch); < 0
@@ -75,7 +77,7 @@ static int mode_variants(const char *list, int hist, const char **names, char **
   return k;
 }
 
-static void row(const bench_run *r, tally_dtype dt, const char *variant, int64_t n,
+static void row(const bench_run *r, tally_op op, tally_dtype dt, const char *variant, int64_t n,
                 tally_accuracy acc, double us, double bytes, const cub_point *copy,
                 const cub_point *cub, const char *cub_why) {
   char ns[32];
@@ -88,6 +90,7 @@ static void row(const bench_run *r, tally_dtype dt, const char *variant, int64_t
     bench_json_str("backend", r->info.backend);
     bench_json_str("device", r->info.device);
     bench_json_str("date", r->date);
+    bench_json_str("op", tally_op_name(op));
     bench_json_str("dtype", tally_dtype_name(dt));
     bench_json_str("variant", variant);
     printf(",\"n\":%" PRId64, n);
@@ -105,8 +108,8 @@ static void row(const bench_run *r, tally_dtype dt, const char *variant, int64_t
     char c1[32] = "-", c2[32] = "-", c3[32] = "-", c4[32] = "-";
     if (cgbps > 0) snprintf(c1, sizeof c1, "%.1f", cgbps), snprintf(c2, sizeof c2, "%.3f", gbps / cgbps);
     if (xcub > 0) snprintf(c3, sizeof c3, "%.1f", cub->call_us), snprintf(c4, sizeof c4, "%.3f", xcub);
-    printf("%-6s %-13s %10s %-8s %11.1f %9.1f %10s %9s %11s %9s\n", tally_dtype_name(dt), variant,
-           ns, bench_acc_name(acc), us, gbps, c1, c2, c3, c4);
+    printf("%-6s %-4s %-13s %10s %-8s %11.1f %9.1f %10s %9s %11s %9s\n", tally_dtype_name(dt),
+           tally_op_name(op), variant, ns, bench_acc_name(acc), us, gbps, c1, c2, c3, c4);
   }
   fflush(stdout);
 }
@@ -125,14 +128,14 @@ void bench_scan_gpu_header(const bench_run *r, int hist) {
          "medians; copy: a device-to-device copy of the same bytes; x_cub: CUB's time / "
          "tally's (CUB %s)\n", r->info.backend, r->info.device, r->date,
          r->cub.present ? r->cub.version : "absent");
-  printf("%-6s %-13s %10s %-8s %11s %9s %10s %9s %11s %9s\n", "dtype", "variant", "n", "accuracy",
-         "median_us", "GB/s", "copy_GB/s", "ratio", "cub_us", "x_cub");
+  printf("%-6s %-4s %-13s %10s %-8s %11s %9s %10s %9s %11s %9s\n", "dtype", "op", "variant", "n",
+         "accuracy", "median_us", "GB/s", "copy_GB/s", "ratio", "cub_us", "x_cub");
 }
 
-int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
+int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
   const bench_opts *o = r->o;
   tally_dtype rt;
-  if (tally_result_dtype(TALLY_SUM, dt, &rt) != TALLY_OK) return 0;
+  if (tally_result_dtype(op, dt, &rt) != TALLY_OK) return 0;
   int runs = o->timing.repeat ? o->timing.repeat : DEFAULT_RUNS, ns = o->nsizes;
   size_t es = tally_dtype_size(dt), rs = tally_dtype_size(rt);
   const char *vnames[MAX_MODE_VARIANTS];
@@ -150,15 +153,16 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
     half[i] = o->sizes[i] * (int64_t)(es + rs) / 2; /* a copy of this reads and writes a scan's bytes */
   }
   char why[256] = "", cwhy[256] = "";
-  int ok_cub = dt == TALLY_F32 || dt == TALLY_F64 || dt == TALLY_I32 || dt == TALLY_I64;
+  int ok_cub = (dt == TALLY_F32 || dt == TALLY_F64 || dt == TALLY_I32 || dt == TALLY_I64) &&
+               (op == TALLY_SUM || op == TALLY_MIN || op == TALLY_MAX);
   if (!o->no_peers) {
     cub_peer_run(&r->cub, CUB_COPY, TALLY_SUM, TALLY_U8, half, ns, runs, o->seed, r->flush_bytes,
                  r->peer_device, copy, cwhy, sizeof cwhy);
     if (ok_cub)
-      cub_peer_run(&r->cub, CUB_SCAN, TALLY_SUM, dt, o->sizes, ns, runs, o->seed, r->flush_bytes,
+      cub_peer_run(&r->cub, CUB_SCAN, op, dt, o->sizes, ns, runs, o->seed, r->flush_bytes,
                    r->peer_device, cub, why, sizeof why);
     else
-      snprintf(why, sizeof why, "the CUB peer scans f32, f64, i32 and i64 only");
+      snprintf(why, sizeof why, "the CUB peer scans sum, min and max of f32, f64, i32 and i64 only");
   } else {
     snprintf(why, sizeof why, "--no-peers");
   }
@@ -187,6 +191,7 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
       g.in = tally_array_1d(dx, dt, n);
       g.out = tally_array_1d(dy, rt, n);
       g.in.mem = g.out.mem = TALLY_MEM_DEVICE;
+      g.op = op;
       for (int v = 0; v < nv && rc == 0; v++)
         for (int a = 0; a < 2 && rc == 0; a++) {
           if (!(o->accuracies & (a ? BENCH_ACC_FAST : BENCH_ACC_DEFAULT))) continue;
@@ -196,7 +201,7 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_dtype dt) {
           g.so.variant = vnames[v];
           double us = time_calls(r, &g, runs);
           if (us < 0) rc = -1;
-          else row(r, dt, vnames[v], n, g.so.accuracy, us, (double)n * (double)(es + rs), &copy[i],
+          else row(r, op, dt, vnames[v], n, g.so.accuracy, us, (double)n * (double)(es + rs), &copy[i],
                    &cub[i], why);
         }
     }
