@@ -59,6 +59,19 @@
  *   Measured for SUM; PROD and the other types of those sizes follow it;
  * - the rest (MIN/MAX of the narrow types, AFFINE's pairs): 448 threads, 96 bytes of
  *   input each, 2 per SM (not measured against other shapes).
+ * - MIN and MAX of 1- and 2-byte elements (results as narrow): 512 x 32 x 4 (52
+ *   registers, no local access) and 256 x 32 x 4 (56, none): more bytes in flight than
+ *   the catch-all's 448 x 32|24 x 2 (2026-11-27, runs 96-97, H100, MIN at 2^28: i8 466 ->
+ *   442 us, u8 444 -> 420, bool 488 -> 463, i16 608 -> 490, f16 868 -> 705; x a device
+ *   copy then 0.43, 0.46, 0.41, 0.77, 0.53: the narrow keys' conversions still cost).
+ * - AFFINE (pairs in, pairs out; runs in registers, no warp transposition): f64, i64,
+ *   u64 128 x 16 x 4 (96 registers, no local access; 2026-11-27, run 96, H100, x a device
+ *   copy of the same bytes at 2^24-2^28, two turns: 0.27-0.28 f64, 0.30 i64; 128x24x3
+ *   0.27 / 0.28-0.29, 256x8x4 0.25-0.26 / 0.27, the catch-all 448x12x2 with 49 / 315
+ *   local accesses 0.21-0.22 / 0.22-0.23); f32 256 x 8 x 4 (56, none; 0.19-0.20, 448x12x2
+ *   0.17-0.19, 128x16x4 0.14-0.15, the catch-all 448x24x2 0.13). Still far below the copy:
+ *   each thread loads its own run of pairs, strided, and writes its own pairs. The other
+ *   AFFINE dtypes keep the catch-all, unmeasured.
  * The more bytes an SM has in flight, the less the look-back's waits cost; the more
  * blocks, the more of them overlap a look-back with loads. */
 void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl) {
@@ -76,6 +89,10 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
     tally__gpu_scan_plan_make(p, 160, 32, p->dtype == TALLY_BOOL ? 4 : 5, pl);
   else if (es == 2 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 4, pl);
   else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 4, pl);
+  else if (es == 1 && rs == 1 && p->width == 1) tally__gpu_scan_plan_make(p, 512, 32, 4, pl); /* MIN, MAX */
+  else if (es == 2 && rs == 2 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 4, pl); /* MIN, MAX */
+  else if (es == 8 && p->width == 2) tally__gpu_scan_plan_make(p, 128, 16, 4, pl); /* AFFINE */
+  else if (p->dtype == TALLY_F32 && p->width == 2) tally__gpu_scan_plan_make(p, 256, 8, 4, pl);
   else tally__gpu_scan_plan_make(p, 448, 0, 2, pl);
 }
 

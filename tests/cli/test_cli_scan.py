@@ -316,12 +316,12 @@ def group_bench(t):
     t.ok(["bench", "--scan", "--sizes", "2^10", "--min-time", "0.001", "--rounds", "1"],
          lambda o: None if "copy_GB/s" in o and "ratio" in o else "no table header")
     # --scan times each of --ops (sum, prod, min, max); the rows name their op.
-    out = t.ok(["bench", "--scan", "--ops", "min,prod", "--sizes", "2^10", "--dtypes", "i64",
+    out = t.ok(["bench", "--scan", "--ops", "min,prod,affine", "--sizes", "2^10", "--dtypes", "i64",
                 "--min-time", "0.001", "--rounds", "1", "--json"])
     try:
         ops = sorted(json.loads(line)["op"] for line in out.splitlines())
-        if ops != ["min", "prod"]:
-            t.fail(["bench", "--scan", "--ops", "min,prod"], "ops %s" % ops)
+        if ops != ["affine", "min", "prod"]:
+            t.fail(["bench", "--scan", "--ops", "min,prod,affine"], "ops %s" % ops)
     except Exception as e:
         t.fail(["bench", "--scan", "--ops", "min,prod", "--json"], "bad output: %r" % e)
     t.bad(["bench", "--scan", "--ops", "argmax", "--sizes", "2^10"], 2, "--ops", "argmax")

@@ -1,8 +1,8 @@
 /* `tally bench --scan` and `tally bench --hist` (CPU): scans and histograms timed side by
  * side with their ceiling, in rounds (bench_timer.h), each contender after bench_settle().
  *
- * --scan: tally_scan of each op (--ops: sum, prod, min, max), dtype and size, against the
- * copy probe (bench/copy_probe.c:
+ * --scan: tally_scan of each op (--ops: sum, prod, min, max, affine: the a's and the b's
+ * in, 2 results an element out), dtype and size, against the copy probe (bench/copy_probe.c:
  * read the input's bytes and write the output's, the traffic a scan cannot avoid), on one
  * thread and on all; GB/s counts both the bytes read and the bytes written.
  * --hist: tally_histogram with --bins even bins over the data's range, on uniform data
@@ -51,7 +51,7 @@ static int run_read(void *arg) {
 
 typedef struct {
   tally_context *ctx;
-  tally_array in, out, counts;
+  tally_array in, in2, out, counts; /* in2: AFFINE's b's */
   tally_scan_options so;
   tally_hist_spec hs;
   tally_op op; /* the scan's */
@@ -62,7 +62,7 @@ typedef struct {
 static int run_tally(void *arg) {
   tally_job *j = arg;
   j->st = j->hist ? tally_histogram(j->ctx, &j->in, NULL, &j->hs, &j->counts, NULL, NULL)
-                  : tally_scan(j->ctx, j->op, &j->in, NULL, &j->out, &j->so);
+                  : tally_scan(j->ctx, j->op, &j->in, j->op == TALLY_AFFINE ? &j->in2 : NULL, &j->out, &j->so);
   return j->st != TALLY_OK;
 }
 
@@ -141,10 +141,13 @@ static int scan_point(const bench_run *r, tally_op op, tally_dtype dt, int64_t n
   const bench_opts *o = r->o;
   tally_dtype rt;
   if (tally_result_dtype(op, dt, &rt) != TALLY_OK) return 1;
-  size_t ib = (size_t)n * tally_dtype_size(dt), ob = (size_t)n * tally_dtype_size(rt);
+  const int w = op == TALLY_AFFINE ? 2 : 1; /* inputs and results an element */
+  /* AFFINE's a's and b's side by side in one buffer, so that one copy probe moves the
+   * same bytes as the scan */
+  size_t ib = (size_t)n * tally_dtype_size(dt) * w, ob = (size_t)n * tally_dtype_size(rt) * w;
   void *x = bench_alloc(ib), *y = bench_alloc(ob);
   if (!x || !y) { bench_free(x); bench_free(y); cli_error("out of memory"); return -1; }
-  bench_fill(x, dt, n, o->seed, 0);
+  for (int k = 0; k < w; k++) bench_fill((char *)x + (size_t)k * (ib / 2), dt, n, o->seed, (uint64_t)k);
   copy_job c1 = {y, ob, x, ib, 0}, ca = {y, ob, x, ib, 1};
   tally_job tj[2];
   bench_series se[MAXC];
@@ -159,7 +162,8 @@ static int scan_point(const bench_run *r, tally_op op, tally_dtype dt, int64_t n
     j->ctx = r->ctx;
     j->op = op;
     j->in = tally_array_1d(x, dt, n);
-    j->out = tally_array_1d(y, rt, n);
+    j->in2 = tally_array_1d((char *)x + ib / 2, dt, n);
+    j->out = tally_array_1d(y, rt, n * w);
     tally_scan_options_init(&j->so);
     j->so.accuracy = a ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
     j->so.nan = o->nan;
@@ -253,8 +257,8 @@ static int hist_point(const bench_run *r, tally_dtype dt, int64_t n) {
 static int scan_ops_ok(const bench_opts *o) {
   for (int p = 0; o->scan && p < o->nops; p++) {
     tally_op op = o->ops[p];
-    if (op != TALLY_SUM && op != TALLY_PROD && op != TALLY_MIN && op != TALLY_MAX)
-      return cli_error("--ops: %s: --scan times sum, prod, min and max", tally_op_name(op)),
+    if (op != TALLY_SUM && op != TALLY_PROD && op != TALLY_MIN && op != TALLY_MAX && op != TALLY_AFFINE)
+      return cli_error("--ops: %s: --scan times sum, prod, min, max and affine", tally_op_name(op)),
              CLI_EXIT_USAGE;
   }
   return 0;

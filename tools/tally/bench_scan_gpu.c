@@ -1,5 +1,5 @@
-/* `tally bench --scan` on a GPU: tally_scan (each of --ops: sum, prod, min, max) of device
- * arrays, each call timed by the host clock from the call to its return (the scan done),
+/* `tally bench --scan` on a GPU: tally_scan (each of --ops: sum, prod, min, max, affine)
+ * of device arrays (AFFINE: the a's and the b's, and 2 results an element), each call timed by the host clock from the call to its return (the scan done),
  * after an L2 flush; medians. In the same run, in its own process, the CUB peer times
  * cub::DeviceScan's inclusive scan of the same op (sum, min, max) and dtype and a
  * device-to-device copy of the bytes a scan reads and writes (its ceiling), the same way
@@ -21,7 +21,7 @@ static int cmp_double(const void *a, const void *b) {
 
 /* One call of tally_scan or tally_histogram on the arrays of a point. */
 typedef struct {
-  tally_array in, out;
+  tally_array in, in2, out; /* in2: AFFINE's b's */
   tally_scan_options so;
   tally_hist_spec hs;
   tally_op op; /* the scan's */
@@ -31,7 +31,7 @@ typedef struct {
 static tally_status call_once(const bench_run *r, const gpu_call *g) {
   tally_array out = g->out;
   return g->hist ? tally_histogram(r->ctx, &g->in, NULL, &g->hs, &out, NULL, NULL)
-                 : tally_scan(r->ctx, g->op, &g->in, NULL, &out, &g->so);
+                 : tally_scan(r->ctx, g->op, &g->in, g->op == TALLY_AFFINE ? &g->in2 : NULL, &out, &g->so);
 }
 
 /* Median µs of `runs` flushed calls, after two to warm up (kernel build, scratch); < 0
@@ -137,6 +137,7 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
   tally_dtype rt;
   if (tally_result_dtype(op, dt, &rt) != TALLY_OK) return 0;
   int runs = o->timing.repeat ? o->timing.repeat : DEFAULT_RUNS, ns = o->nsizes;
+  const int w = op == TALLY_AFFINE ? 2 : 1; /* inputs and results an element */
   size_t es = tally_dtype_size(dt), rs = tally_dtype_size(rt);
   const char *vnames[MAX_MODE_VARIANTS];
   char *vbuf;
@@ -150,7 +151,7 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
   }
   for (int i = 0; i < ns; i++) {
     copy[i].call_us = cub[i].call_us = -1;
-    half[i] = o->sizes[i] * (int64_t)(es + rs) / 2; /* a copy of this reads and writes a scan's bytes */
+    half[i] = o->sizes[i] * w * (int64_t)(es + rs) / 2; /* a copy of this reads and writes a scan's bytes */
   }
   char why[256] = "", cwhy[256] = "";
   int ok_cub = (dt == TALLY_F32 || dt == TALLY_F64 || dt == TALLY_I32 || dt == TALLY_I64) &&
@@ -163,6 +164,7 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
                    r->peer_device, cub, why, sizeof why);
     else
       snprintf(why, sizeof why, "the CUB peer scans sum, min and max of f32, f64, i32 and i64 only");
+  /* (AFFINE: CUB has no scan of maps; the copy of its bytes is the ceiling) */
   } else {
     snprintf(why, sizeof why, "--no-peers");
   }
@@ -170,16 +172,17 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
   int rc = 0;
   for (int i = 0; i < ns && rc == 0; i++) {
     int64_t n = o->sizes[i];
-    void *dx = NULL, *dy = NULL, *host = NULL;
+    void *dx = NULL, *dx2 = NULL, *dy = NULL, *host = NULL;
     tally_status st = tally_mem_alloc(r->ctx, (size_t)n * es, &dx);
-    if (!st) st = tally_mem_alloc(r->ctx, (size_t)n * rs, &dy);
+    if (!st && w == 2) st = tally_mem_alloc(r->ctx, (size_t)n * es, &dx2);
+    if (!st) st = tally_mem_alloc(r->ctx, (size_t)n * w * rs, &dy);
     if (!st) {
       host = bench_alloc((size_t)n * es);
       if (!host) st = TALLY_ENOMEM;
     }
-    if (!st) {
-      bench_fill(host, dt, n, o->seed, 0);
-      st = tally_mem_copy(r->ctx, dx, TALLY_MEM_DEVICE, host, TALLY_MEM_HOST, (size_t)n * es);
+    for (int k = 0; k < w && !st; k++) { /* the a's, then (AFFINE) the b's: stream k */
+      bench_fill(host, dt, n, o->seed, (uint64_t)k);
+      st = tally_mem_copy(r->ctx, k ? dx2 : dx, TALLY_MEM_DEVICE, host, TALLY_MEM_HOST, (size_t)n * es);
     }
     bench_free(host);
     if (st) {
@@ -189,8 +192,9 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
       gpu_call g;
       memset(&g, 0, sizeof g);
       g.in = tally_array_1d(dx, dt, n);
-      g.out = tally_array_1d(dy, rt, n);
-      g.in.mem = g.out.mem = TALLY_MEM_DEVICE;
+      g.in2 = tally_array_1d(dx2, dt, n);
+      g.out = tally_array_1d(dy, rt, n * w);
+      g.in.mem = g.in2.mem = g.out.mem = TALLY_MEM_DEVICE;
       g.op = op;
       for (int v = 0; v < nv && rc == 0; v++)
         for (int a = 0; a < 2 && rc == 0; a++) {
@@ -201,11 +205,12 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
           g.so.variant = vnames[v];
           double us = time_calls(r, &g, runs);
           if (us < 0) rc = -1;
-          else row(r, op, dt, vnames[v], n, g.so.accuracy, us, (double)n * (double)(es + rs), &copy[i],
+          else row(r, op, dt, vnames[v], n, g.so.accuracy, us, (double)n * w * (double)(es + rs), &copy[i],
                    &cub[i], why);
         }
     }
     tally_mem_free(r->ctx, dx);
+    tally_mem_free(r->ctx, dx2);
     tally_mem_free(r->ctx, dy);
   }
   free(copy), free(cub), free(half), free(vbuf);
