@@ -203,7 +203,9 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
         q.pos += SCAN_PIECE;
         continue;
       }
-      run(j, a, b, &acc, tot, stashed ? 2 : 1); /* while that piece arrives */
+      /* while that piece arrives; the total (meaningless with ahead > 0) left out where
+       * the kernel can */
+      run(j, a, b, &acc, ahead > 0 && j->im.total_optional ? NULL : tot, stashed ? 2 : 1);
       if (fuse && pass1_step(j, &q)) stash_next = 0;
     }
     acc = j->start;

@@ -80,6 +80,9 @@ typedef void (*tally__scan_kernel)(const tally__scan_args *g, const char *x, con
 
 typedef struct {
   tally__scan_kernel run;
+  /* 1: run takes total NULL where it writes (the run's total not wanted; the threaded
+   * chain has it from pass 1) and leaves the total's work out */
+  int total_optional;
   /* acc = acc ⊕ t (the carry chain, in the accumulator's arithmetic). */
   void (*combine)(const tally__scan_args *g, tally__sacc *acc, const tally__sacc *t);
   tally__sacc identity;
