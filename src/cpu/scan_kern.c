@@ -349,7 +349,8 @@ static inline int64_t fkey(uint64_t bits, int w) {
 }
 
 /* An element's key; inf: the dtype's +Inf bits (above them, a NaN). */
-static inline int64_t key_in(const tally__scan_args *g, uint64_t bits, int w, uint64_t inf, int mn) {
+static inline int64_t key_in(const tally__scan_args *g, uint64_t bits, int w, uint64_t inf,
+                             int mn) {
   uint64_t mag = bits & (w == 64 ? (uint64_t)INT64_MAX : w == 32 ? 0x7fffffffu : 0x7fffu);
   if (mag > inf) return g->ignore_nan ? KEY_NONE(mn) : KEY_NAN(mn);
   return fkey(bits, w);
@@ -363,7 +364,15 @@ static inline uint64_t key_out(const tally__scan_args *g, int64_t k, int w, uint
   return (uint64_t)fkey((uint64_t)k, w);
 }
 
-#define FKEYS(SUF, U, W, INF, QNAN)                                                          static inline int64_t kin_##SUF(const tally__scan_args *g, const char *x, int64_t i, int mn) {     return key_in(g, LD(U, x, i, g->bx), W, INF, mn);                                        }                                                                                          static inline void kout_##SUF(const tally__scan_args *g, char *o, int64_t i, int64_t k, int mn) {     *(U *)AT(o, i, g->bo0) = (U)key_out(g, k, W, INF, QNAN, mn);                             }
+#define FKEYS(SUF, U, W, INF, QNAN)                                                        \
+  static inline int64_t kin_##SUF(const tally__scan_args *g, const char *x, int64_t i,     \
+                                  int mn) {                                                \
+    return key_in(g, LD(U, x, i, g->bx), W, INF, mn);                                      \
+  }                                                                                        \
+  static inline void kout_##SUF(const tally__scan_args *g, char *o, int64_t i, int64_t k,  \
+                                int mn) {                                                  \
+    *(U *)AT(o, i, g->bo0) = (U)key_out(g, k, W, INF, QNAN, mn);                           \
+  }
 FKEYS(f16, uint16_t, 16, 0x7c00u, 0x7e00u)
 FKEYS(bf16, uint16_t, 16, 0x7f80u, 0x7fc0u)
 FKEYS(f32, uint32_t, 32, 0x7f800000u, 0x7fc00000u)
@@ -543,8 +552,10 @@ void tally__scan_impl_for(const tally__scan_problem *p, tally__scan_impl *im) {
         id->u[0] = mn ? hi : (uint64_t)lo;
       }
     } else { /* by keys */
-      im->run = mn ? (dt == TALLY_F16 ? min_f16 : dt == TALLY_BF16 ? min_bf16 : dt == TALLY_F32 ? min_f32 : min_f64)
-                   : (dt == TALLY_F16 ? max_f16 : dt == TALLY_BF16 ? max_bf16 : dt == TALLY_F32 ? max_f32 : max_f64);
+      im->run = mn ? (dt == TALLY_F16 ? min_f16 : dt == TALLY_BF16 ? min_bf16
+                      : dt == TALLY_F32 ? min_f32 : min_f64)
+                   : (dt == TALLY_F16 ? max_f16 : dt == TALLY_BF16 ? max_bf16
+                      : dt == TALLY_F32 ? max_f32 : max_f64);
       im->combine = mn ? c_min_i : c_max_i;
       id->i[0] = KEY_NONE(mn);
     }
@@ -607,7 +618,7 @@ void tally__scan_init_acc(const tally__scan_problem *p, const void *init, tally_
     else if (p->op == TALLY_MIN || p->op == TALLY_MAX) { /* the key of the init's bits */
       tally__scan_args g = {.ignore_nan = p->nan == TALLY_NAN_IGNORE};
       const int mn = p->op == TALLY_MIN;
-      uint16_t h;
+      uint16_t h = 0;
       if (rd == TALLY_F16 || rd == TALLY_BF16) memcpy(&h, v, 2);
       acc->i[0] = rd == TALLY_F16    ? key_in(&g, h, 16, 0x7c00u, mn)
                   : rd == TALLY_BF16 ? key_in(&g, h, 16, 0x7f80u, mn)

@@ -57,7 +57,7 @@
  *   -> f32 256 x 32 x 4 (196-197 / 719-728; 256x32x5 274-275 / 1017-1021, 320x32x4 279-283
  *   / 1039-1043, 320x16x6 297-298 / 1133-1138, the old 448x24x2 240-242 / 900-902).
  *   Measured for SUM; PROD and the other types of those sizes follow it;
- * - the rest (MIN/MAX of the narrow types, AFFINE's pairs): 448 threads, 96 bytes of
+ * - the rest (AFFINE of dtypes other than f32, f64, i64, u64): 448 threads, 96 bytes of
  *   input each, 2 per SM (not measured against other shapes).
  * - MIN and MAX of 1- and 2-byte elements (results as narrow): 512 x 32 x 4 (52
  *   registers, no local access) and 256 x 32 x 4 (56, none): more bytes in flight than
