@@ -468,6 +468,10 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       j.g.simd = v->sum_f64;
       j.g.simd_reduce = v->reduce_f64;
       j.g.fused = v->fused_f64;
+    } else if (p->dtype == TALLY_F16 || p->dtype == TALLY_BF16) {
+      j.g.simd_f32 = fast ? v->sum_f32_f : v->sum_f32_d;
+      j.g.simd_reduce_f32 = fast ? v->reduce_f32_f : v->reduce_f32_d;
+      tally__scan_half_simd(p->dtype, &j.g.simd, &j.g.simd_reduce); /* no fused kernel */
     } else if (p->dtype == TALLY_F64) {
       const tally__scan_dd_set *d = c->isa == TALLY__ISA_AVX512 ? &tally__scan_dd_avx512
                                     : c->isa == TALLY__ISA_AVX2 ? &tally__scan_dd_avx2

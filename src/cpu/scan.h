@@ -44,6 +44,9 @@ struct tally__scan_args {
   tally__sacc identity;
   tally__scan_simd_fn simd; /* NULL, or the vector kernel of this (op, dtype, accuracy) */
   tally__scan_simd_fn simd_reduce; /* NULL, or its pass 1 (totals only) */
+  /* f16, bf16 SUM: the f32 kernels that simd and simd_reduce (tally__scan_half_simd) run
+   * on pieces converted to f32 */
+  tally__scan_simd_fn simd_f32, simd_reduce_f32;
   tally__scan_fused_fn fused;      /* NULL, or both (when it applies: see above) */
 };
 
@@ -92,5 +95,8 @@ typedef struct {
  * accumulator. */
 void tally__scan_impl_for(const tally__scan_problem *p, tally__scan_impl *im);
 void tally__scan_init_acc(const tally__scan_problem *p, const void *init, tally__sacc *acc);
+/* The simd and simd_reduce of an f16 or bf16 SUM (contiguous input): pieces converted to f32
+ * (exactly, as the scalar kernel's loads) through g->simd_f32, g->simd_reduce_f32. */
+void tally__scan_half_simd(tally_dtype dt, tally__scan_simd_fn *simd, tally__scan_simd_fn *reduce);
 
 #endif

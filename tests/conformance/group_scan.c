@@ -415,7 +415,12 @@ static void threads(tc_run *R) {
       {TALLY_PROD, TALLY_F32, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_AFFINE, TALLY_F64, TALLY_ACCURACY_DEFAULT, 1},
       {TALLY_SUM, TALLY_I32, TALLY_ACCURACY_DEFAULT, 2}, {TALLY_MAX, TALLY_F16, TALLY_ACCURACY_DEFAULT, 0},
       /* inclusive, no segments (k even, k & 2 clear): the fused passes of f64 DEFAULT */
-      {TALLY_SUM, TALLY_F64, TALLY_ACCURACY_DEFAULT, 0}};
+      {TALLY_SUM, TALLY_F64, TALLY_ACCURACY_DEFAULT, 0},
+      /* f16, bf16 sums through the f32 vector kernels (contiguous) against the scalar
+       * blocks (strided); MIN by keys; exact ops with the pass-1 accumulators interleaved */
+      {TALLY_SUM, TALLY_F16, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_SUM, TALLY_BF16, TALLY_ACCURACY_FAST, 1},
+      {TALLY_MIN, TALLY_F32, TALLY_ACCURACY_DEFAULT, 2}, {TALLY_PROD, TALLY_I64, TALLY_ACCURACY_DEFAULT, 0},
+      {TALLY_AFFINE, TALLY_I32, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_SUM, TALLY_BF16, TALLY_ACCURACY_DEFAULT, 0}};
   /* Above the CPU's WAKE_BYTES (4 MiB) even in f32: smaller scans run on one thread while
    * a fresh context's workers sleep, and the threaded (fused) passes would go unchecked. */
   int64_t n = ((int64_t)1 << 20) + 4099;
