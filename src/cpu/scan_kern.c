@@ -365,7 +365,9 @@ void tally__scan_half_simd(tally_dtype dt, tally__scan_simd_fn *simd, tally__sca
 #define KEY_NONE(mn) ((mn) ? INT64_MAX : INT64_MIN)
 #define KEY_NAN(mn) ((mn) ? INT64_MIN : INT64_MAX)
 
-/* The key of w-bit float bits (w: 16, 32 or 64); of a key, its bits (the low w). */
+/* The key of w-bit float bits (w: 16, 32 or 64); of a key, its bits (the low w). The
+ * reductions' rd_key (kern_load.h) keys f16 and bf16 by their f32 bits, which has no
+ * cheap way back: here each width keys its own bits. */
 static inline int64_t fkey(uint64_t bits, int w) {
   if (w == 64) {
     int64_t b = (int64_t)bits;
@@ -379,30 +381,28 @@ static inline int64_t fkey(uint64_t bits, int w) {
   return b ^ ((b >> 15) & 0x7fff);
 }
 
-/* An element's key; inf: the dtype's +Inf bits (above them, a NaN). */
-static inline int64_t key_in(const tally__scan_args *g, uint64_t bits, int w, uint64_t inf,
-                             int mn) {
+/* An element's key; inf: the dtype's +Inf bits (above them, a NaN); ign: NaN ignored. */
+static inline int64_t key_in(int ign, uint64_t bits, int w, uint64_t inf, int mn) {
   uint64_t mag = bits & (w == 64 ? (uint64_t)INT64_MAX : w == 32 ? 0x7fffffffu : 0x7fffu);
-  if (mag > inf) return g->ignore_nan ? KEY_NONE(mn) : KEY_NAN(mn);
+  if (mag > inf) return ign ? KEY_NONE(mn) : KEY_NAN(mn);
   return fkey(bits, w);
 }
 
 /* A result's bits: the identity's (ignoring NaN: NaN; else +Inf for MIN, -Inf for MAX). */
-static inline uint64_t key_out(const tally__scan_args *g, int64_t k, int w, uint64_t inf,
-                               uint64_t qnan, int mn) {
+static inline uint64_t key_out(int ign, int64_t k, int w, uint64_t inf, uint64_t qnan, int mn) {
   if (k == KEY_NAN(mn)) return qnan;
-  if (k == KEY_NONE(mn)) return g->ignore_nan ? qnan : mn ? inf : inf | (uint64_t)1 << (w - 1);
+  if (k == KEY_NONE(mn)) return ign ? qnan : mn ? inf : inf | (uint64_t)1 << (w - 1);
   return (uint64_t)fkey((uint64_t)k, w);
 }
 
 #define FKEYS(SUF, U, W, INF, QNAN)                                                        \
   static inline int64_t kin_##SUF(const tally__scan_args *g, const char *x, int64_t i,     \
                                   int mn) {                                                \
-    return key_in(g, LD(U, x, i, g->bx), W, INF, mn);                                      \
+    return key_in(g->ignore_nan, LD(U, x, i, g->bx), W, INF, mn);                          \
   }                                                                                        \
   static inline void kout_##SUF(const tally__scan_args *g, char *o, int64_t i, int64_t k,  \
                                 int mn) {                                                  \
-    *(U *)AT(o, i, g->bo0) = (U)key_out(g, k, W, INF, QNAN, mn);                           \
+    *(U *)AT(o, i, g->bo0) = (U)key_out(g->ignore_nan, k, W, INF, QNAN, mn);               \
   }
 FKEYS(f16, uint16_t, 16, 0x7c00u, 0x7e00u)
 FKEYS(bf16, uint16_t, 16, 0x7f80u, 0x7fc0u)
@@ -647,14 +647,13 @@ void tally__scan_init_acc(const tally__scan_problem *p, const void *init, tally_
     }
     if (!fl) acc->u[w] = u;
     else if (p->op == TALLY_MIN || p->op == TALLY_MAX) { /* the key of the init's bits */
-      tally__scan_args g = {.ignore_nan = p->nan == TALLY_NAN_IGNORE};
-      const int mn = p->op == TALLY_MIN;
+      const int ign = p->nan == TALLY_NAN_IGNORE, mn = p->op == TALLY_MIN;
       uint16_t h = 0;
       if (rd == TALLY_F16 || rd == TALLY_BF16) memcpy(&h, v, 2);
-      acc->i[0] = rd == TALLY_F16    ? key_in(&g, h, 16, 0x7c00u, mn)
-                  : rd == TALLY_BF16 ? key_in(&g, h, 16, 0x7f80u, mn)
-                  : rd == TALLY_F32  ? key_in(&g, f32_bits_of(v), 32, 0x7f800000u, mn)
-                                     : key_in(&g, f64_bits_of(v), 64, 0x7ff0000000000000u, mn);
+      acc->i[0] = rd == TALLY_F16    ? key_in(ign, h, 16, 0x7c00u, mn)
+                  : rd == TALLY_BF16 ? key_in(ign, h, 16, 0x7f80u, mn)
+                  : rd == TALLY_F32  ? key_in(ign, f32_bits_of(v), 32, 0x7f800000u, mn)
+                                     : key_in(ign, f64_bits_of(v), 64, 0x7ff0000000000000u, mn);
     } else if (dt != TALLY_F64 && fast) acc->f[w] = (float)d;
     else acc->d[w] = d; /* the dd's lo stays 0 */
   }
