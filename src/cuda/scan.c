@@ -64,14 +64,19 @@
  *   the catch-all's 448 x 32|24 x 2 (2026-11-27, runs 96-97, H100, MIN at 2^28: i8 466 ->
  *   442 us, u8 444 -> 420, bool 488 -> 463, i16 608 -> 490, f16 868 -> 705; x a device
  *   copy then 0.43, 0.46, 0.41, 0.77, 0.53: the narrow keys' conversions still cost).
- * - AFFINE (pairs in, pairs out; runs in registers, no warp transposition): f64, i64,
- *   u64 128 x 16 x 4 (96 registers, no local access; 2026-11-27, run 96, H100, x a device
- *   copy of the same bytes at 2^24-2^28, two turns: 0.27-0.28 f64, 0.30 i64; 128x24x3
- *   0.27 / 0.28-0.29, 256x8x4 0.25-0.26 / 0.27, the catch-all 448x12x2 with 49 / 315
- *   local accesses 0.21-0.22 / 0.22-0.23); f32 256 x 8 x 4 (56, none; 0.19-0.20, 448x12x2
- *   0.17-0.19, 128x16x4 0.14-0.15, the catch-all 448x24x2 0.13). Still far below the copy:
- *   each thread loads its own run of pairs, strided, and writes its own pairs. The other
- *   AFFINE dtypes keep the catch-all, unmeasured.
+ * - AFFINE (pairs in, pairs out, both through the warp transposition since 2026-11-27,
+ *   scan.clh XPOSE_PAIRS; its buffer of BLOCK runs of pairs must fit in 44 KB, so the
+ *   shapes are small): measured on an H100 (runs 100-101, x a device copy of the same
+ *   bytes at 2^26 and 2^28): f64, i64, u64 128 x 16 x 4 (f64 0.80-0.81, i64 0.88; f64
+ *   160x16x4 0.78, 192x12x4 0.78, 128x12x5 0.76, 96x16x6 0.75, 64x16x8 0.72, 256x8x4
+ *   0.72, 128x16x5 0.65; shapes whose buffer is too big, without the transposition,
+ *   0.22-0.29); f32 256 x 20 x 3 (0.76-0.77; 224x16x4 0.75-0.76, 256x16x3 0.72, 192x16x4
+ *   0.71, 256x12x4 0.69, 256x16x4 0.65, 128x16x4 0.58, the old 256x8x4 0.56-0.57); i32,
+ *   u32 and the 1- and 2-byte integers (results of 8 bytes) 128 x 16 x 4 (i32 0.83, u8
+ *   0.73; i32 256x8x4 0.82, the catch-all 0.10-0.16); f16, bf16 (f32 results) 256 x 16 x
+ *   3 (f16 0.57; 128x16x4 0.45, 256x8x4 0.44, the catch-all 0.10). Before the
+ *   transposition (run 96) each thread loaded its own run of pairs, strided: f64 0.28,
+ *   i64 0.30, f32 0.19 at their best shapes.
  * The more bytes an SM has in flight, the less the look-back's waits cost; the more
  * blocks, the more of them overlap a look-back with loads. */
 void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl) {
@@ -91,8 +96,9 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
   else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 4, pl);
   else if (es == 1 && rs == 1 && p->width == 1) tally__gpu_scan_plan_make(p, 512, 32, 4, pl); /* MIN, MAX */
   else if (es == 2 && rs == 2 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 4, pl); /* MIN, MAX */
-  else if (es == 8 && p->width == 2) tally__gpu_scan_plan_make(p, 128, 16, 4, pl); /* AFFINE */
-  else if (p->dtype == TALLY_F32 && p->width == 2) tally__gpu_scan_plan_make(p, 256, 8, 4, pl);
+  else if (p->width == 2 && p->dtype == TALLY_F32) tally__gpu_scan_plan_make(p, 256, 20, 3, pl);
+  else if (p->width == 2 && rs == 4) tally__gpu_scan_plan_make(p, 256, 16, 3, pl); /* f16, bf16 */
+  else if (p->width == 2) tally__gpu_scan_plan_make(p, 128, 16, 4, pl); /* AFFINE, 8-byte results */
   else tally__gpu_scan_plan_make(p, 448, 0, 2, pl);
 }
 
