@@ -64,6 +64,12 @@
  *   the catch-all's 448 x 32|24 x 2 (2026-11-27, runs 96-97, H100, MIN at 2^28: i8 466 ->
  *   442 us, u8 444 -> 420, bool 488 -> 463, i16 608 -> 490, f16 868 -> 705; x a device
  *   copy then 0.43, 0.46, 0.41, 0.77, 0.53: the narrow keys' conversions still cost).
+ * - f64 MIN and MAX: 128 x 32 x 6, the compensated sum's shape (64 registers, no local
+ *   access; 2026-11-27, with the NaN key, x CUB at 2^24-2^28: H200, run 105, 0.99-1.02
+ *   to 2^30 against 320x16x4's 0.93-0.97, and runs 104: 256x16x5 0.96-0.97, 224x16x6
+ *   0.96-0.97, 192x16x6 0.92-0.93, 256x16x4 0.89, 320x16x3 0.88, 256x20x3 0.86-0.89,
+ *   256x24x3 0.47, 384x16x3 0.37-0.38; H100, run 106, two turns: 1.03-1.06 against
+ *   320x16x4's 0.99-1.03);
  * - AFFINE (pairs in, pairs out, both through the warp transposition since 2026-11-27,
  *   scan.clh XPOSE_PAIRS; its buffer of BLOCK runs of pairs must fit in 44 KB, so the
  *   shapes are small): measured on an H100 (runs 100-101, x a device copy of the same
@@ -85,6 +91,8 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
   if (tally__gpu_scan_narrow(p)) tally__gpu_scan_plan_make(p, 320, 32, 4, pl);
   else if (es == 8 && p->width == 1 && p->op == TALLY_SUM && fdef)
     tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* the compensated f64 sum */
+  else if (es == 8 && p->width == 1 && is_f64 && (p->op == TALLY_MIN || p->op == TALLY_MAX))
+    tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* f64 MIN, MAX: as the compensated sum */
   else if (es == 8 && p->width == 1 && is_f64) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
   else if (es == 8 && p->width == 1 && (p->op == TALLY_MIN || p->op == TALLY_MAX))
     tally__gpu_scan_plan_make(p, 256, 16, 4, pl); /* i64, u64 MIN, MAX: runs in local memory */
