@@ -45,6 +45,9 @@
  * next chunk's pass 1 (fetched while the piece computes). Measured on a 2-core Xeon VM,
  * f32 DEFAULT at 2^25, 2 threads: 2^12 15.3, 2^10 16.7, 2^9 17.2, 2^8 18.3, 2^7 17.7 GB/s. */
 #define SCAN_PIECE ((int64_t)1 << 8) /* a multiple of 64 (tally__scan_fused_fn) */
+/* ... for elements of 8 bytes moved (read and written) or more; narrower ones take
+ * pieces of about 2 KB moved (scan_job.piece): u8 MIN in pieces of 256 spent more on
+ * each call's setup and pass 1's fold of its vector than on the piece (2026-11-27). */
 _Static_assert(SCAN_PIECE % DD_BLOCK == 0, "the compensated f64 sum's pieces are whole blocks");
 
 /* Small scans run on the calling thread (the same result): waking threads costs more. */
@@ -60,6 +63,7 @@ typedef struct {
   tally__sacc start;
   int64_t nchunks;
   int threads;            /* prefetch distance in chunks */
+  int64_t piece;          /* SCAN_PIECE times 1, 2 or 4: see there */
   tally__sacc *carry;     /* nchunks entries: the value entering each chunk */
   _Atomic int *ready;     /* carry[c]: 0 unknown, 1 being written, 2 published */
   tally__sacc *agg;       /* each chunk's pass-1 total (of its last run) */
@@ -127,7 +131,7 @@ static void prefetch(const scan_job *j, int64_t a, int64_t b) {
 }
 
 /* Pass 1 of a chunk in progress: the total of its last run, from `from`, piece by piece
- * (pieces of SCAN_PIECE from `from`: the same bits as in one go). */
+ * (pieces of j->piece from `from`: the same bits as in one go). */
 typedef struct {
   int64_t chunk, from, hi, pos;
   int heads;
@@ -148,7 +152,7 @@ static void pass1_begin(const scan_job *j, int64_t c, pass1_t *q) {
 /* One more piece; 0 when done. */
 static int pass1_step(const scan_job *j, pass1_t *q) {
   if (q->pos >= q->hi) return 0;
-  int64_t b = q->hi - q->pos > SCAN_PIECE ? q->pos + SCAN_PIECE : q->hi;
+  int64_t b = q->hi - q->pos > j->piece ? q->pos + j->piece : q->hi;
   run(j, q->pos, b, &q->acc, &q->tot, 0);
   q->pos = b;
   return 1;
@@ -193,9 +197,10 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
   for (int64_t pos = lo; pos < hi;) {
     int64_t end = next_head(j->p, pos, hi);
     *tot = j->im.identity;
-    for (int64_t a = pos; a < end; a += SCAN_PIECE) {
-      int64_t b = end - a > SCAN_PIECE ? a + SCAN_PIECE : end;
-      if (fuse) prefetch(j, q.pos, q.hi - q.pos > SCAN_PIECE ? q.pos + SCAN_PIECE : q.hi);
+    for (int64_t a = pos; a < end; a += j->piece) {
+      int64_t b = end - a > j->piece ? a + j->piece : end;
+      if (fuse) prefetch(j, q.pos, q.hi - q.pos > j->piece ? q.pos + j->piece : q.hi);
+      /* (the fused kernels' dtypes move 8 bytes an element or more: piece is SCAN_PIECE) */
       if (fuse && j->g.fused && b - a == SCAN_PIECE && q.hi - q.pos >= SCAN_PIECE) {
         /* both pieces in one loop: the same bits as the two calls below */
         stash_next &= j->g.fused(j->x + a * j->bx_el, j->o + a * j->bo_el, SCAN_PIECE, &acc,
@@ -482,6 +487,15 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
     }
     if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL; /* see tally__scan_fused_fn */
   }
+  /* Contiguous exact ops (integer SUM and PROD, MIN and MAX) run their full vectors in
+   * vector code too (scan_exact.c; the same bits in any grouping). */
+  if (p->sx == 1 && p->so0 == 1 && p->op != TALLY_AFFINE &&
+      (p->op == TALLY_MIN || p->op == TALLY_MAX || tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT)) {
+    tally__scan_simd_fn (*exact)(tally_op, tally_dtype) =
+        c->isa == TALLY__ISA_AVX512 ? tally__scan_exact_avx512
+        : c->isa == TALLY__ISA_AVX2 ? tally__scan_exact_avx2 : tally__scan_exact_scalar;
+    j.g.simd = exact(p->op, p->dtype);
+  }
   j.bx_el = j.g.bx;
   j.by_el = j.g.by;
   j.bo_el = j.g.bo0;
@@ -492,6 +506,10 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   if (p->init) tally__scan_init_acc(p, p->init, &j.start);
   j.nchunks = (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK;
   j.threads = c->threads;
+  {
+    int64_t moved = es * (in2 ? 2 : 1) + rs * p->width;
+    j.piece = SCAN_PIECE * (moved >= 8 ? 1 : moved >= 4 ? 2 : 4);
+  }
   int64_t bytes = p->n * (es * (in2 ? 2 : 1) + rs * p->width);
   if (!go_parallel(c, bytes, j.nchunks)) {
     tally__sacc carry = j.start, tot;

@@ -62,6 +62,14 @@ typedef struct {
 extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
     tally__scan_simd_avx512;
 
+/* The vector kernel of an exact op (scan_exact.c: integer SUM and PROD, MIN and MAX of
+ * every dtype) of one ISA for a contiguous run, or NULL. Its *s and *t are the scalar
+ * kernel's accumulators (int64_t or uint64_t), t may be NULL (no total); it does the
+ * full vectors, any count, and returns how many elements that was. */
+tally__scan_simd_fn tally__scan_exact_scalar(tally_op op, tally_dtype dt);
+tally__scan_simd_fn tally__scan_exact_avx2(tally_op op, tally_dtype dt);
+tally__scan_simd_fn tally__scan_exact_avx512(tally_op op, tally_dtype dt);
+
 /* The compensated f64 SUM's (DEFAULT) vector kernels of one ISA (scan_dd.c: blocks of
  * scan_dd.h's DD_BLOCK elements, not of 8), or NULLs (the scalar set). */
 typedef struct {

@@ -77,11 +77,13 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
     memcpy(&s, carry, sizeof s);                                                           \
     if (total) memcpy(&t, total, sizeof t);                                                \
     else memset(&t, 0, sizeof t);                                                          \
+    /* the full vectors first (scan_exact.c, contiguous data): the same bits */            \
+    const int64_t i0 = COMM && g->simd ? g->simd(g, x, o, m, &s, total ? &t : NULL, write) : 0; \
   if (!write && COMM) {                                                                    \
     A t1, t2, t3;                                                                          \
     memcpy(&t1, &g->identity, sizeof t1);                                                  \
     t2 = t3 = t1;                                                                          \
-    int64_t i = 0;                                                                         \
+    int64_t i = i0;                                                                        \
     for (; i + 4 <= m; i += 4) {                                                           \
       t = OP(g, t, LOAD(i));                                                               \
       t1 = OP(g, t1, LOAD(i + 1));                                                         \
@@ -91,27 +93,27 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
     for (; i < m; i++) t = OP(g, t, LOAD(i));                                              \
     t = OP(g, OP(g, t, t1), OP(g, t2, t3));                                                \
   } else if (!write) {                                                                     \
-    for (int64_t i = 0; i < m; i++) t = OP(g, t, LOAD(i));                                 \
+    for (int64_t i = i0; i < m; i++) t = OP(g, t, LOAD(i));                                 \
   } else if (!total && g->exclusive) {                                                     \
-    for (int64_t i = 0; i < m; i++) {                                                      \
+    for (int64_t i = i0; i < m; i++) {                                                      \
       A v = LOAD(i);                                                                       \
       STORE(i, s);                                                                         \
       s = OP(g, s, v);                                                                     \
     }                                                                                      \
   } else if (!total) {                                                                     \
-    for (int64_t i = 0; i < m; i++) {                                                      \
+    for (int64_t i = i0; i < m; i++) {                                                      \
       s = OP(g, s, LOAD(i));                                                               \
       STORE(i, s);                                                                         \
     }                                                                                      \
   } else if (g->exclusive) {                                                               \
-    for (int64_t i = 0; i < m; i++) {                                                      \
+    for (int64_t i = i0; i < m; i++) {                                                      \
       A v = LOAD(i);                                                                       \
       STORE(i, s);                                                                         \
       s = OP(g, s, v);                                                                     \
       t = OP(g, t, v);                                                                     \
     }                                                                                      \
   } else {                                                                                 \
-    for (int64_t i = 0; i < m; i++) {                                                      \
+    for (int64_t i = i0; i < m; i++) {                                                      \
       A v = LOAD(i);                                                                       \
       s = OP(g, s, v);                                                                     \
       t = OP(g, t, v);                                                                     \

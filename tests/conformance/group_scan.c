@@ -349,15 +349,15 @@ static void sizes(tc_run *R) {
         }
         one(R, &c);
       }
-      /* ... and again contiguous in both accuracies, NaN propagated, so that every
+      /* ... and again contiguous in both accuracies and both NaN modes, so that every
        * distribution (Inf, NaN, huge values) reaches the vector kernels too: the rotation
        * above gave some of them only strided layouts (a vector kernel that turned Inf into
-       * NaN passed it) */
-      for (int k = 0; tt_is_float(dt) && k < 2 * nd; k++) {
+       * NaN passed it; one that propagated NaN under NAN_IGNORE passed MAX) */
+      for (int k = 0; tt_is_float(dt) && k < (op == TALLY_AFFINE ? 2 : 4) * nd; k++) {
         sc_case c = make(op, dt, 100 + k, k, ds, nd);
         c.dist = ds[k % nd];
-        c.acc = k < nd ? TALLY_ACCURACY_DEFAULT : TALLY_ACCURACY_FAST;
-        c.nan = TALLY_NAN_PROPAGATE;
+        c.acc = (k / nd) & 1 ? TALLY_ACCURACY_FAST : TALLY_ACCURACY_DEFAULT;
+        c.nan = (k / nd) & 2 ? TALLY_NAN_IGNORE : TALLY_NAN_PROPAGATE;
         c.layout = TC_CONTIG;
         one(R, &c);
       }
@@ -420,7 +420,12 @@ static void threads(tc_run *R) {
        * blocks (strided); MIN by keys; exact ops with the pass-1 accumulators interleaved */
       {TALLY_SUM, TALLY_F16, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_SUM, TALLY_BF16, TALLY_ACCURACY_FAST, 1},
       {TALLY_MIN, TALLY_F32, TALLY_ACCURACY_DEFAULT, 2}, {TALLY_PROD, TALLY_I64, TALLY_ACCURACY_DEFAULT, 0},
-      {TALLY_AFFINE, TALLY_I32, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_SUM, TALLY_BF16, TALLY_ACCURACY_DEFAULT, 0}};
+      {TALLY_AFFINE, TALLY_I32, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_SUM, TALLY_BF16, TALLY_ACCURACY_DEFAULT, 0},
+      /* the exact ops' vector kernels (scan_exact.c), lanes of every width, against the
+       * scalar kernels (strided) and the SSE2 set (isa=scalar) */
+      {TALLY_MIN, TALLY_U8, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_MAX, TALLY_I16, TALLY_ACCURACY_DEFAULT, 1},
+      {TALLY_MAX, TALLY_F64, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_SUM, TALLY_U16, TALLY_ACCURACY_DEFAULT, 0},
+      {TALLY_PROD, TALLY_I8, TALLY_ACCURACY_DEFAULT, 2}, {TALLY_MIN, TALLY_BF16, TALLY_ACCURACY_DEFAULT, 0}};
   /* Above the CPU's WAKE_BYTES (4 MiB) even in f32: smaller scans run on one thread while
    * a fresh context's workers sleep, and the threaded (fused) passes would go unchecked. */
   int64_t n = ((int64_t)1 << 20) + 4099;
