@@ -506,11 +506,9 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   if (p->init) tally__scan_init_acc(p, p->init, &j.start);
   j.nchunks = (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK;
   j.threads = c->threads;
-  {
-    int64_t moved = es * (in2 ? 2 : 1) + rs * p->width;
-    j.piece = SCAN_PIECE * (moved >= 8 ? 1 : moved >= 4 ? 2 : 4);
-  }
-  int64_t bytes = p->n * (es * (in2 ? 2 : 1) + rs * p->width);
+  /* bytes read and written an element, and in all */
+  int64_t moved = es * (in2 ? 2 : 1) + rs * p->width, bytes = p->n * moved;
+  j.piece = SCAN_PIECE * (moved >= 8 ? 1 : moved >= 4 ? 2 : 4);
   if (!go_parallel(c, bytes, j.nchunks)) {
     tally__sacc carry = j.start, tot;
     for (int64_t k = 0; k < j.nchunks; k++) {

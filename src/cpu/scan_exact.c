@@ -140,9 +140,9 @@
 
 /* A tally__scan_simd_fn: the full vectors of [0, m) (n lanes of L each). *sp, *tp: the
  * running value and the total as the scalar kernel keeps them (A: int64_t or uint64_t),
- * tp NULL: no total. LOADV(i) gives the lanes of elements i.., STOREV(i, r) writes
- * results; TO_L, FROM_L map an A value to a lane and back; ID the identity lane; `k` in
- * LOADV/STOREV is the kernel's own constants (kc). */
+ * tp NULL: no total. LOADV(V, i) gives the lanes of elements i.., STOREV(V, i, r) writes
+ * results (both may use kc, the call's constants); TO_L, FROM_L map an A value to a lane
+ * and back; ID is the identity lane; OPV the op on vectors, OPS on scalars. */
 #define EXACT_KERNEL(NAME, L, n, A, ID, TO_L, FROM_L, LOADV, STOREV, OPV, OPS)               \
   static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m, void *sp, \
                       void *tp, int write) {                                                  \
