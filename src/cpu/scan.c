@@ -487,6 +487,21 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
     }
     if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL; /* see tally__scan_fused_fn */
   }
+  /* ... and the float PRODs (f16 and bf16 through the f32 kernels, as their sums). */
+  if (p->op == TALLY_PROD && p->sx == 1 && p->so0 == 1 && tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT) {
+    const tally__scan_simd_set *v = c->isa == TALLY__ISA_AVX512 ? scan_set_avx512()
+                                    : c->isa == TALLY__ISA_AVX2 ? &tally__scan_simd_avx2
+                                                                 : &tally__scan_simd_scalar;
+    bool fast = p->accuracy == TALLY_ACCURACY_FAST;
+    if (p->dtype == TALLY_F64) {
+      j.g.simd = v->prod_f64;
+    } else if (p->dtype == TALLY_F32) {
+      j.g.simd = fast ? v->prod_f32_f : v->prod_f32_d;
+    } else {
+      j.g.simd_f32 = j.g.simd_reduce_f32 = fast ? v->prod_f32_f : v->prod_f32_d;
+      tally__scan_half_simd(p->dtype, &j.g.simd, &j.g.simd_reduce);
+    }
+  }
   /* Contiguous exact ops (integer SUM and PROD, MIN and MAX) run their full vectors in
    * vector code too (scan_exact.c; the same bits in any grouping). */
   if (p->sx == 1 && p->so0 == 1 && p->op != TALLY_AFFINE &&

@@ -51,13 +51,16 @@ struct tally__scan_args {
 };
 
 /* The vector kernels of one ISA: SUM of f32 in f64 (DEFAULT) and in f32 (FAST), SUM of
- * f64 (FAST). Contiguous input and output only. */
+ * f64 (FAST), and the same PRODs. Contiguous input and output only. */
 typedef struct {
   tally__scan_simd_fn sum_f32_d, sum_f32_f, sum_f64;
   /* Pass 1 (write 0) of the three: the totals only, blocks taken 8 at a time. */
   tally__scan_simd_fn reduce_f32_d, reduce_f32_f, reduce_f64;
   /* Both passes of the three at once, or NULL (AVX2 only so far). */
   tally__scan_fused_fn fused_f32_d, fused_f32_f, fused_f64;
+  /* PROD of f32 in f64 (DEFAULT) and in f32 (FAST), of f64: every pass (no fused or
+   * pass-1 variant). */
+  tally__scan_simd_fn prod_f32_d, prod_f32_f, prod_f64;
 } tally__scan_simd_set;
 extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
     tally__scan_simd_avx512;

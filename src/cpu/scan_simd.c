@@ -41,6 +41,7 @@ typedef vd8 V8;
 typedef vl8 M8;
 static inline V8 v8_add(V8 a, V8 b) { return a + b; }
 static inline V8 v8_sub(V8 a, V8 b) { return a - b; }
+static inline V8 v8_mul(V8 a, V8 b) { return a * b; }
 static inline V8 v8_splat(double s) { return (V8){s, s, s, s, s, s, s, s}; }
 static inline double v8_last(V8 v) { return v[7]; }
 static inline V8 v8_load(const double *p) { V8 v; memcpy(&v, p, sizeof v); return v; }
@@ -61,6 +62,7 @@ typedef struct { vd4 lo, hi; } V8;
 typedef struct { vl4 lo, hi; } M8;
 static inline V8 v8_add(V8 a, V8 b) { return (V8){a.lo + b.lo, a.hi + b.hi}; }
 static inline V8 v8_sub(V8 a, V8 b) { return (V8){a.lo - b.lo, a.hi - b.hi}; }
+static inline V8 v8_mul(V8 a, V8 b) { return (V8){a.lo * b.lo, a.hi * b.hi}; }
 static inline V8 v8_splat(double s) { return (V8){{s, s, s, s}, {s, s, s, s}}; }
 static inline double v8_last(V8 v) { return v.hi[3]; }
 static inline V8 v8_load(const double *p) {
@@ -558,6 +560,107 @@ static int64_t reduce_f32_f(const tally__scan_args *g, const char *x, char *o, i
 
 #endif
 
+/* The float PRODs (every ISA, generic lanes): BLOCK_KERNEL's steps with the fill 1.0
+ * (which multiplies exactly nothing), the running value applied by a multiplication, a
+ * NaN ignored taken as 1.0 (the scalar loads' neutral); multiplication is commutative,
+ * so s·w[j] here is the scalar kernel's OP(s, w[j]). No pass-1 variant: it is the
+ * writing loop without stores (the float PRODs are rare; the sums' totals trick needs
+ * the additions' order, which a product's rounding would also need). */
+static inline V8 v8_one_at_nan(V8 v) {
+  const M8 m = v8_same(v);
+  const V8 one = v8_splat(1.0);
+#if !TALLY_AVX2_HALVES
+  return (V8)((m & (M8)v) | (~m & (M8)one));
+#else
+  return (V8){(vd4)((m.lo & (vl4)v.lo) | (~m.lo & (vl4)one.lo)),
+              (vd4)((m.hi & (vl4)v.hi) | (~m.hi & (vl4)one.hi))};
+#endif
+}
+
+#define PREFIX8_MUL(v, f)                \
+  do {                                   \
+    v = v8_mul(v, V8_SH(v, f, 1));       \
+    v = v8_mul(v, V8_SH(v, f, 2));       \
+    v = v8_mul(v, V8_SH(v, f, 4));       \
+  } while (0)
+
+/* f32 (src32) or f64 elements in f64 lanes; out as f32 (src32) or f64. */
+static inline __attribute__((always_inline)) int64_t
+prod_d(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp, void *tp,
+       int write, int src32) {
+  double s, t;
+  memcpy(&s, sp, 8);
+  memcpy(&t, tp, 8);
+  const V8 f = v8_splat(1.0);
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    V8 v;
+    if (src32) {
+      vf8 xf;
+      memcpy(&xf, xc + 4 * i, sizeof xf);
+      v = v8_of_f32(xf);
+    } else {
+      v = v8_load((const double *)xc + i);
+    }
+    if (g->ignore_nan) v = v8_one_at_nan(v);
+    PREFIX8_MUL(v, f);
+    if (write) {
+      V8 r = v8_mul(g->exclusive ? V8_SH(v, f, 1) : v, v8_splat(s));
+      if (src32) {
+        vf8 rf = v8_to_f32(r);
+        memcpy(oc + 4 * i, &rf, sizeof rf);
+      } else {
+        v8_store((double *)oc + i, r);
+      }
+    }
+    s = s * v8_last(v);
+    t = t * v8_last(v);
+  }
+  memcpy(sp, &s, 8);
+  memcpy(tp, &t, 8);
+  return i;
+}
+
+static int64_t prod_f32_d(const tally__scan_args *g, const char *x, char *o, int64_t m, void *sp,
+                          void *tp, int write) {
+  return prod_d(g, x, o, m, sp, tp, write, 1);
+}
+
+static int64_t prod_f64(const tally__scan_args *g, const char *x, char *o, int64_t m, void *sp,
+                        void *tp, int write) {
+  return prod_d(g, x, o, m, sp, tp, write, 0);
+}
+
+/* f32 FAST: 8 f32 lanes. */
+static int64_t prod_f32_f(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp,
+                          void *tp, int write) {
+  float s, t;
+  memcpy(&s, sp, 4);
+  memcpy(&t, tp, 4);
+  const vf8 f = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8) {
+    vf8 v;
+    memcpy(&v, xc + 4 * i, sizeof v);
+    if (g->ignore_nan) {
+      const vi8 k = v == v;
+      v = (vf8)((k & (vi8)v) | (~k & (vi8)f));
+    }
+    v = v * SH(v, f, 1);
+    v = v * SH(v, f, 2);
+    v = v * SH(v, f, 4);
+    if (write) {
+      vf8 r = (g->exclusive ? SH(v, f, 1) : v) * s;
+      memcpy(oc + 4 * i, &r, sizeof r);
+    }
+    s = s * v[7];
+    t = t * v[7];
+  }
+  memcpy(sp, &s, 4);
+  memcpy(tp, &t, 4);
+  return i;
+}
+
 #if !TALLY_AVX2_HALVES
 #define fused_f32_d NULL
 #define fused_f32_f NULL
@@ -566,4 +669,4 @@ static int64_t reduce_f32_f(const tally__scan_args *g, const char *x, char *o, i
 
 const tally__scan_simd_set CAT(tally__scan_simd_, TALLY_ISA) = {
     sum_f32_d, sum_f32_f, sum_f64, reduce_f32_d, reduce_f32_f, reduce_f64,
-    fused_f32_d, fused_f32_f, fused_f64};
+    fused_f32_d, fused_f32_f, fused_f64, prod_f32_d, prod_f32_f, prod_f64};

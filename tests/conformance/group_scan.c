@@ -425,7 +425,9 @@ static void threads(tc_run *R) {
        * scalar kernels (strided) and the SSE2 set (isa=scalar) */
       {TALLY_MIN, TALLY_U8, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_MAX, TALLY_I16, TALLY_ACCURACY_DEFAULT, 1},
       {TALLY_MAX, TALLY_F64, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_SUM, TALLY_U16, TALLY_ACCURACY_DEFAULT, 0},
-      {TALLY_PROD, TALLY_I8, TALLY_ACCURACY_DEFAULT, 2}, {TALLY_MIN, TALLY_BF16, TALLY_ACCURACY_DEFAULT, 0}};
+      {TALLY_PROD, TALLY_I8, TALLY_ACCURACY_DEFAULT, 2}, {TALLY_MIN, TALLY_BF16, TALLY_ACCURACY_DEFAULT, 0},
+      /* the float PRODs' vector kernels (scan_simd.c), f16 through the f32 ones */
+      {TALLY_PROD, TALLY_F16, TALLY_ACCURACY_FAST, 0}, {TALLY_PROD, TALLY_F64, TALLY_ACCURACY_DEFAULT, 1}};
   /* Above the CPU's WAKE_BYTES (4 MiB) even in f32: smaller scans run on one thread while
    * a fresh context's workers sleep, and the threaded (fused) passes would go unchecked. */
   int64_t n = ((int64_t)1 << 20) + 4099;
