@@ -476,7 +476,8 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
     } else if (p->dtype == TALLY_F16 || p->dtype == TALLY_BF16) {
       j.g.simd_f32 = fast ? v->sum_f32_f : v->sum_f32_d;
       j.g.simd_reduce_f32 = fast ? v->reduce_f32_f : v->reduce_f32_d;
-      tally__scan_half_simd(p->dtype, &j.g.simd, &j.g.simd_reduce); /* no fused kernel */
+      j.g.simd = p->dtype == TALLY_F16 ? v->half_f16 : v->half_bf16; /* no fused kernel */
+      j.g.simd_reduce = p->dtype == TALLY_F16 ? v->half_reduce_f16 : v->half_reduce_bf16;
     } else if (p->dtype == TALLY_F64) {
       const tally__scan_dd_set *d = c->isa == TALLY__ISA_AVX512 ? &tally__scan_dd_avx512
                                     : c->isa == TALLY__ISA_AVX2 ? &tally__scan_dd_avx2
@@ -499,7 +500,8 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       j.g.simd = fast ? v->prod_f32_f : v->prod_f32_d;
     } else {
       j.g.simd_f32 = j.g.simd_reduce_f32 = fast ? v->prod_f32_f : v->prod_f32_d;
-      tally__scan_half_simd(p->dtype, &j.g.simd, &j.g.simd_reduce);
+      j.g.simd = p->dtype == TALLY_F16 ? v->half_f16 : v->half_bf16;
+      j.g.simd_reduce = p->dtype == TALLY_F16 ? v->half_reduce_f16 : v->half_reduce_bf16;
     }
   }
   /* Contiguous exact ops (integer SUM and PROD, MIN and MAX) run their full vectors in

@@ -44,8 +44,8 @@ struct tally__scan_args {
   tally__sacc identity;
   tally__scan_simd_fn simd; /* NULL, or the vector kernel of this (op, dtype, accuracy) */
   tally__scan_simd_fn simd_reduce; /* NULL, or its pass 1 (totals only) */
-  /* f16, bf16 SUM: the f32 kernels that simd and simd_reduce (tally__scan_half_simd) run
-   * on pieces converted to f32 */
+  /* f16, bf16 SUM and PROD: the f32 kernels that simd and simd_reduce (a set's half_f16,
+   * half_reduce_f16, ...) run on pieces converted to f32 */
   tally__scan_simd_fn simd_f32, simd_reduce_f32;
   tally__scan_fused_fn fused;      /* NULL, or both (when it applies: see above) */
 };
@@ -61,6 +61,9 @@ typedef struct {
   /* PROD of f32 in f64 (DEFAULT) and in f32 (FAST), of f64: every pass (no fused or
    * pass-1 variant). */
   tally__scan_simd_fn prod_f32_d, prod_f32_f, prod_f64;
+  /* f16 and bf16 (SUM, PROD) on pieces converted to f32, through g->simd_f32 (and its
+   * pass 1, g->simd_reduce_f32): simd and simd_reduce of those dtypes. */
+  tally__scan_simd_fn half_f16, half_reduce_f16, half_bf16, half_reduce_bf16;
 } tally__scan_simd_set;
 extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
     tally__scan_simd_avx512;
@@ -106,8 +109,5 @@ typedef struct {
  * accumulator. */
 void tally__scan_impl_for(const tally__scan_problem *p, tally__scan_impl *im);
 void tally__scan_init_acc(const tally__scan_problem *p, const void *init, tally__sacc *acc);
-/* The simd and simd_reduce of an f16 or bf16 SUM (contiguous input): pieces converted to f32
- * (exactly, as the scalar kernel's loads) through g->simd_f32, g->simd_reduce_f32. */
-void tally__scan_half_simd(tally_dtype dt, tally__scan_simd_fn *simd, tally__scan_simd_fn *reduce);
 
 #endif

@@ -323,37 +323,6 @@ static void sumdd_f64(const tally__scan_args *g, const char *x, const char *y, c
 BLOCK_KERNEL(sumd_f64, double, LD64S, ST_F64, OP_ADD, -0.0)
 BLOCK_KERNEL(prodd_f64, double, LD64P, ST_F64, OP_MUL, 1.0)
 
-/* f16 and bf16 SUM in the f32 vector kernels: pieces of 256 converted to f32 on the stack
- * (exact: the values BLOCK_KERNEL's loads give), so the same bits as the scalar kernel, at
- * the f32 kernels' speed (the scalar blocks ran at 2.5-3 ns an element on one thread). */
-#define HALF_VIA_F32(NAME, CONV, INNER)                                                    \
-  static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m,       \
-                      void *s, void *t, int write) {                                       \
-    float buf[256];                                                                        \
-    int64_t done = 0;                                                                      \
-    while (m - done >= 8) {                                                                \
-      int64_t k = m - done >= 256 ? 256 : (m - done) & ~(int64_t)7;                        \
-      for (int64_t i = 0; i < k; i++) {                                                    \
-        uint16_t h;                                                                        \
-        memcpy(&h, x + 2 * (done + i), 2);                                                 \
-        buf[i] = CONV(h);                                                                  \
-      }                                                                                    \
-      int64_t r = g->INNER(g, (const char *)buf, o ? o + 4 * done : NULL, k, s, t, write); \
-      done += r;                                                                           \
-      if (r < k) break;                                                                    \
-    }                                                                                      \
-    return done;                                                                           \
-  }
-HALF_VIA_F32(half_sum_f16, f16_to_float, simd_f32)
-HALF_VIA_F32(half_reduce_f16, f16_to_float, simd_reduce_f32)
-HALF_VIA_F32(half_sum_bf16, bf16_to_float, simd_f32)
-HALF_VIA_F32(half_reduce_bf16, bf16_to_float, simd_reduce_f32)
-
-void tally__scan_half_simd(tally_dtype dt, tally__scan_simd_fn *simd, tally__scan_simd_fn *reduce) {
-  *simd = dt == TALLY_F16 ? half_sum_f16 : half_sum_bf16;
-  *reduce = dt == TALLY_F16 ? half_reduce_f16 : half_reduce_bf16;
-}
-
 /* ------------------------------------------------------------ float MIN, MAX */
 
 /* By order keys: a float's bits as a signed integer that orders like the value (-0.0

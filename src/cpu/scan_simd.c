@@ -661,6 +661,50 @@ static int64_t prod_f32_f(const tally__scan_args *g, const char *xc, char *oc, i
   return i;
 }
 
+/* f16 and bf16 SUM and PROD in the f32 kernels (g->simd_f32, g->simd_reduce_f32): pieces
+ * of 256 converted to f32 on the stack, exactly (the values BLOCK_KERNEL's loads give), so
+ * the same bits as the scalar kernel. Converted 8 at a time by kern_load.h's vector
+ * conversions (F16C's vcvtph2ps) with AVX2: converted one by one they had held f16 SUM
+ * at 0.56 ns an element in cache against f32's 0.30 (now 0.32). */
+#define HALF_VIA_F32(NAME, CONV, INNER)                                                    \
+  static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m,       \
+                      void *s, void *t, int write) {                                       \
+    float buf[256];                                                                        \
+    int64_t done = 0;                                                                      \
+    while (m - done >= 8) {                                                                \
+      int64_t k = m - done >= 256 ? 256 : (m - done) & ~(int64_t)7;                        \
+      for (int64_t i = 0; i < k; i += 8) CONV(x + 2 * (done + i), buf + i);              \
+      int64_t r = g->INNER(g, (const char *)buf, o ? o + 4 * done : NULL, k, s, t, write); \
+      done += r;                                                                           \
+      if (r < k) break;                                                                    \
+    }                                                                                      \
+    return done;                                                                           \
+  }
+/* 8 halves at p as floats at d; SSE2 (the scalar set) one by one: GCC's generic vector
+ * conversion there measured slower (f16 SUM 2.1 ns an element in cache against 1.4). */
+#if defined(__AVX2__)
+#define CONV8_(VCONV, SCONV, p, d)                                                         \
+  do {                                                                                     \
+    vf8 v_ = VCONV((const uint16_t *)(const void *)(p));                                   \
+    memcpy((d), &v_, sizeof v_);                                                           \
+  } while (0)
+#else
+#define CONV8_(VCONV, SCONV, p, d)                                                         \
+  do {                                                                                     \
+    for (int j_ = 0; j_ < 8; j_++) {                                                       \
+      uint16_t h_;                                                                         \
+      memcpy(&h_, (p) + 2 * j_, 2);                                                        \
+      (d)[j_] = SCONV(h_);                                                                 \
+    }                                                                                      \
+  } while (0)
+#endif
+#define CONV8_F16(p, d) CONV8_(f16x8_to_vf8, f16_to_float, p, d)
+#define CONV8_BF16(p, d) CONV8_(bf16x8_to_vf8, bf16_to_float, p, d)
+HALF_VIA_F32(half_f16, CONV8_F16, simd_f32)
+HALF_VIA_F32(half_reduce_f16, CONV8_F16, simd_reduce_f32)
+HALF_VIA_F32(half_bf16, CONV8_BF16, simd_f32)
+HALF_VIA_F32(half_reduce_bf16, CONV8_BF16, simd_reduce_f32)
+
 #if !TALLY_AVX2_HALVES
 #define fused_f32_d NULL
 #define fused_f32_f NULL
@@ -669,4 +713,5 @@ static int64_t prod_f32_f(const tally__scan_args *g, const char *xc, char *oc, i
 
 const tally__scan_simd_set CAT(tally__scan_simd_, TALLY_ISA) = {
     sum_f32_d, sum_f32_f, sum_f64, reduce_f32_d, reduce_f32_f, reduce_f64,
-    fused_f32_d, fused_f32_f, fused_f64, prod_f32_d, prod_f32_f, prod_f64};
+    fused_f32_d, fused_f32_f, fused_f64, prod_f32_d, prod_f32_f, prod_f64,
+    half_f16, half_reduce_f16, half_bf16, half_reduce_bf16};
