@@ -563,9 +563,8 @@ static int64_t reduce_f32_f(const tally__scan_args *g, const char *x, char *o, i
 /* The float PRODs (every ISA, generic lanes): BLOCK_KERNEL's steps with the fill 1.0
  * (which multiplies exactly nothing), the running value applied by a multiplication, a
  * NaN ignored taken as 1.0 (the scalar loads' neutral); multiplication is commutative,
- * so s·w[j] here is the scalar kernel's OP(s, w[j]). No pass-1 variant: it is the
- * writing loop without stores (the float PRODs are rare; the sums' totals trick needs
- * the additions' order, which a product's rounding would also need). */
+ * so s·w[j] here is the scalar kernel's OP(s, w[j]). Pass 1 is the same loop without
+ * stores (the sums' transposed totals, reduce_*, would serve products too: not written). */
 static inline V8 v8_one_at_nan(V8 v) {
   const M8 m = v8_same(v);
   const V8 one = v8_splat(1.0);
@@ -681,7 +680,8 @@ static int64_t prod_f32_f(const tally__scan_args *g, const char *xc, char *oc, i
     return done;                                                                           \
   }
 /* 8 halves at p as floats at d; SSE2 (the scalar set) one by one: GCC's generic vector
- * conversion there measured slower (f16 SUM 2.1 ns an element in cache against 1.4). */
+ * conversion there measured slower (f16 SUM 2.1 ns an element in cache, one by one here
+ * 1.8; 1.4 when scan_kern.c converted them, a difference not explained yet). */
 #if defined(__AVX2__)
 #define CONV8_(VCONV, SCONV, p, d)                                                         \
   do {                                                                                     \
