@@ -459,12 +459,14 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   j.g.bo0 = p->so0 * rs;
   j.g.bo1 = p->so1 * rs;
   j.g.identity = j.im.identity;
-  /* Contiguous float sums run their full blocks in vector code (the same bits). */
-  if (p->op == TALLY_SUM && p->sx == 1 && p->so0 == 1) {
-    const tally__scan_simd_set *v = c->isa == TALLY__ISA_AVX512 ? scan_set_avx512()
-                                    : c->isa == TALLY__ISA_AVX2 ? &tally__scan_simd_avx2
-                                                                 : &tally__scan_simd_scalar;
-    bool fast = p->accuracy == TALLY_ACCURACY_FAST;
+  /* Contiguous float sums and products run their full blocks in vector code (the same
+   * bits); f16 and bf16 through the f32 kernels, on pieces converted to f32. */
+  const tally__scan_simd_set *v = c->isa == TALLY__ISA_AVX512 ? scan_set_avx512()
+                                  : c->isa == TALLY__ISA_AVX2 ? &tally__scan_simd_avx2
+                                                               : &tally__scan_simd_scalar;
+  const bool fast = p->accuracy == TALLY_ACCURACY_FAST, contig = p->sx == 1 && p->so0 == 1;
+  const bool half = p->dtype == TALLY_F16 || p->dtype == TALLY_BF16;
+  if (p->op == TALLY_SUM && contig) {
     if (p->dtype == TALLY_F32) {
       j.g.simd = fast ? v->sum_f32_f : v->sum_f32_d;
       j.g.simd_reduce = fast ? v->reduce_f32_f : v->reduce_f32_d;
@@ -473,11 +475,9 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       j.g.simd = v->sum_f64;
       j.g.simd_reduce = v->reduce_f64;
       j.g.fused = v->fused_f64;
-    } else if (p->dtype == TALLY_F16 || p->dtype == TALLY_BF16) {
+    } else if (half) { /* no fused kernel */
       j.g.simd_f32 = fast ? v->sum_f32_f : v->sum_f32_d;
       j.g.simd_reduce_f32 = fast ? v->reduce_f32_f : v->reduce_f32_d;
-      j.g.simd = p->dtype == TALLY_F16 ? v->half_f16 : v->half_bf16; /* no fused kernel */
-      j.g.simd_reduce = p->dtype == TALLY_F16 ? v->half_reduce_f16 : v->half_reduce_bf16;
     } else if (p->dtype == TALLY_F64) {
       const tally__scan_dd_set *d = c->isa == TALLY__ISA_AVX512 ? &tally__scan_dd_avx512
                                     : c->isa == TALLY__ISA_AVX2 ? &tally__scan_dd_avx2
@@ -487,22 +487,14 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       j.g.fused = d->fused;
     }
     if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL; /* see tally__scan_fused_fn */
+  } else if (p->op == TALLY_PROD && contig) {
+    if (p->dtype == TALLY_F64) j.g.simd = v->prod_f64;
+    else if (p->dtype == TALLY_F32) j.g.simd = fast ? v->prod_f32_f : v->prod_f32_d;
+    else if (half) j.g.simd_f32 = j.g.simd_reduce_f32 = fast ? v->prod_f32_f : v->prod_f32_d;
   }
-  /* ... and the float PRODs (f16 and bf16 through the f32 kernels, as their sums). */
-  if (p->op == TALLY_PROD && p->sx == 1 && p->so0 == 1 && tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT) {
-    const tally__scan_simd_set *v = c->isa == TALLY__ISA_AVX512 ? scan_set_avx512()
-                                    : c->isa == TALLY__ISA_AVX2 ? &tally__scan_simd_avx2
-                                                                 : &tally__scan_simd_scalar;
-    bool fast = p->accuracy == TALLY_ACCURACY_FAST;
-    if (p->dtype == TALLY_F64) {
-      j.g.simd = v->prod_f64;
-    } else if (p->dtype == TALLY_F32) {
-      j.g.simd = fast ? v->prod_f32_f : v->prod_f32_d;
-    } else {
-      j.g.simd_f32 = j.g.simd_reduce_f32 = fast ? v->prod_f32_f : v->prod_f32_d;
-      j.g.simd = p->dtype == TALLY_F16 ? v->half_f16 : v->half_bf16;
-      j.g.simd_reduce = p->dtype == TALLY_F16 ? v->half_reduce_f16 : v->half_reduce_bf16;
-    }
+  if (j.g.simd_f32) {
+    j.g.simd = p->dtype == TALLY_F16 ? v->half_f16 : v->half_bf16;
+    j.g.simd_reduce = p->dtype == TALLY_F16 ? v->half_reduce_f16 : v->half_reduce_bf16;
   }
   /* Contiguous exact ops (integer SUM and PROD, MIN and MAX) run their full vectors in
    * vector code too (scan_exact.c; the same bits in any grouping). */

@@ -97,13 +97,15 @@ static inline V8 v8_keep(M8 m, V8 a) { return (V8){(vd4)(m.lo & (vl4)a.lo), (vd4
             __builtin_shufflevector((b).lo, (b).hi, 1, 3, 5, 7)})
 #endif
 
-/* Inclusive prefix of V8 lanes; fill is −0.0 in every lane of f. */
-#define PREFIX8(v, f)                    \
+/* Inclusive prefix of V8 lanes by OP (v8_add, v8_mul); f holds the op's fill in every
+ * lane (−0.0 for sums, 1.0 for products). */
+#define PREFIX8_OP(v, f, OP)             \
   do {                                   \
-    v = v8_add(v, V8_SH(v, f, 1));       \
-    v = v8_add(v, V8_SH(v, f, 2));       \
-    v = v8_add(v, V8_SH(v, f, 4));       \
+    v = OP(v, V8_SH(v, f, 1));           \
+    v = OP(v, V8_SH(v, f, 2));           \
+    v = OP(v, V8_SH(v, f, 4));           \
   } while (0)
+#define PREFIX8(v, f) PREFIX8_OP(v, f, v8_add)
 
 #if !TALLY_AVX2_HALVES /* AVX2 has its own below */
 static int64_t sum_f32_d(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp,
@@ -576,13 +578,6 @@ static inline V8 v8_one_at_nan(V8 v) {
 #endif
 }
 
-#define PREFIX8_MUL(v, f)                \
-  do {                                   \
-    v = v8_mul(v, V8_SH(v, f, 1));       \
-    v = v8_mul(v, V8_SH(v, f, 2));       \
-    v = v8_mul(v, V8_SH(v, f, 4));       \
-  } while (0)
-
 /* f32 (src32) or f64 elements in f64 lanes; out as f32 (src32) or f64. */
 static inline __attribute__((always_inline)) int64_t
 prod_d(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp, void *tp,
@@ -602,7 +597,7 @@ prod_d(const tally__scan_args *g, const char *xc, char *oc, int64_t m, void *sp,
       v = v8_load((const double *)xc + i);
     }
     if (g->ignore_nan) v = v8_one_at_nan(v);
-    PREFIX8_MUL(v, f);
+    PREFIX8_OP(v, f, v8_mul);
     if (write) {
       V8 r = v8_mul(g->exclusive ? V8_SH(v, f, 1) : v, v8_splat(s));
       if (src32) {
