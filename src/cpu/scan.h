@@ -16,6 +16,13 @@ typedef union {
 
 typedef struct tally__scan_args tally__scan_args;
 
+/* AFFINE's vector kernel for the full blocks of 8 of a contiguous run (scan_affine.c): a's
+ * at x, b's at y, out [A0 B0 A1 B1 ...] at o; s and t (t may be NULL: no total) the
+ * scalar kernel's accumulators (pairs of double, float or uint64_t); returns the
+ * elements done (a multiple of 8). */
+typedef int64_t (*tally__scan_pair_fn)(const tally__scan_args *g, const char *x, const char *y,
+                                       char *o, int64_t m, void *s, void *t, int write);
+
 /* A vector kernel for the full blocks of 8 of a contiguous run (scan_simd.c): updates
  * the running value *s and the total *t (the accumulator type), returns the elements
  * done (a multiple of 8); the scalar kernel does the rest. */
@@ -48,6 +55,7 @@ struct tally__scan_args {
    * half_reduce_f16, ...) run on pieces converted to f32 */
   tally__scan_simd_fn simd_f32, simd_reduce_f32;
   tally__scan_fused_fn fused;      /* NULL, or both (when it applies: see above) */
+  tally__scan_pair_fn pair;        /* NULL, or AFFINE's vector kernel */
 };
 
 /* The vector kernels of one ISA: SUM of f32 in f64 (DEFAULT) and in f32 (FAST), SUM of
@@ -75,6 +83,12 @@ extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2
 tally__scan_simd_fn tally__scan_exact_scalar(tally_op op, tally_dtype dt);
 tally__scan_simd_fn tally__scan_exact_avx2(tally_op op, tally_dtype dt);
 tally__scan_simd_fn tally__scan_exact_avx512(tally_op op, tally_dtype dt);
+
+/* AFFINE's vector kernel of one ISA for a dtype (fast: f32 lanes for f16/bf16/f32), or
+ * NULL (the scalar set; bool). */
+tally__scan_pair_fn tally__scan_affine_scalar(tally_dtype dt, int fast);
+tally__scan_pair_fn tally__scan_affine_avx2(tally_dtype dt, int fast);
+tally__scan_pair_fn tally__scan_affine_avx512(tally_dtype dt, int fast);
 
 /* The compensated f64 SUM's (DEFAULT) vector kernels of one ISA (scan_dd.c: blocks of
  * scan_dd.h's DD_BLOCK elements, not of 8), or NULLs (the scalar set). */

@@ -1,11 +1,12 @@
 /* Typed kernels of the CPU scan: one per (op, dtype, accumulator), written once as macros.
  *
- * Three shapes. Exact ops (integers, MIN, MAX) and AFFINE run one accumulator through the
- * run in index order. Float SUM and PROD run in blocks of 8 (BLOCK_KERNEL below): the
- * chain that carries the running value costs one operation per 8 elements instead of
- * one per element, and the block's own prefix is what an 8-lane vector computes, so
- * contiguous data runs vector code (scan_simd.c) with the same bits as this scalar
- * code; the rounding is the same on every ISA (no contraction). The compensated f64 SUM
+ * Three shapes. Exact ops (integers, MIN, MAX, integer AFFINE) run one accumulator
+ * through the run in index order. Float SUM, PROD and AFFINE run in blocks of 8
+ * (BLOCK_KERNEL, AFF_BLOCK_KERNEL below): the chain that carries the running value costs
+ * one operation per 8 elements instead of one per element, and the block's own prefix
+ * is what an 8-lane vector computes, so contiguous data runs vector code (scan_simd.c,
+ * scan_affine.c) with the same bits as this scalar code; the rounding is the same on
+ * every ISA (no contraction). The compensated f64 SUM
  * (DEFAULT) runs blocks of 256 in sequential lanes (scan_dd.h; vector code scan_dd.c). */
 #include "scan.h"
 #include "kern_load.h" /* f16_to_float, bf16_to_float: inline (tally_f16_to_f32 is a call) */
@@ -78,7 +79,8 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
     if (total) memcpy(&t, total, sizeof t);                                                \
     else memset(&t, 0, sizeof t);                                                          \
     /* the full vectors first (scan_exact.c, contiguous data): the same bits */            \
-    const int64_t i0 = COMM && g->simd ? g->simd(g, x, o, m, &s, total ? &t : NULL, write) : 0; \
+    const int64_t i0 = COMM && g->simd ? g->simd(g, x, o, m, &s, total ? &t : NULL, write)  \
+                       : g->pair ? g->pair(g, x, y, o, m, &s, total ? &t : NULL, write) : 0;   \
   if (!write && COMM) {                                                                    \
     A t1, t2, t3;                                                                          \
     memcpy(&t1, &g->identity, sizeof t1);                                                  \
@@ -155,6 +157,42 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
     t = OP(g, t, w[b - 1]);                                                                \
   }                                                                                        \
   KERNEL_TAIL
+
+/* AFFINE of floats: blocks of 8 as BLOCK_KERNEL, with the order of operands kept (the
+ * earlier map first: OP(earlier, later)) and no fill: in a step, a lane with no term k
+ * lanes back keeps its value (composing with the identity (1, 0) instead would make
+ * A·0 NaN for an infinite A, and -0.0 + +0.0 +0.0). Then out[j] = s ∘ w[j] (exclusive:
+ * out[j] = s ∘ w[j-1], out[0] = s), s = s ∘ w[b-1]. The full blocks of contiguous data in
+ * vector code (scan_affine.c, g->pair): the same bits. Integer AFFINE (modulo 2^64) is
+ * exact and runs RUN_KERNEL, its full blocks through g->pair too. */
+#define AFF_BLOCK_KERNEL(NAME, A, LOAD, STORE, OP)                                         \
+  static void NAME(const tally__scan_args *g, const char *x, const char *y, char *o,       \
+                   int64_t m, tally__sacc *carry, tally__sacc *total, int write) {        \
+    A s, t;                                                                                \
+    memcpy(&s, carry, sizeof s);                                                           \
+    memcpy(&t, total ? total : &g->identity, sizeof t);                                    \
+    int64_t i = g->pair ? g->pair(g, x, y, o, m, &s, total ? &t : NULL, write) : 0;        \
+    for (; i < m; i += 8) {                                                                \
+      int b = m - i < 8 ? (int)(m - i) : 8;                                                \
+      A w[8], z[8];                                                                        \
+      for (int j = 0; j < b; j++) w[j] = LOAD(i + j);                                      \
+      for (int j = b - 1; j >= 1; j--) w[j] = OP(g, w[j - 1], w[j]);                       \
+      for (int j = 0; j < b; j++) z[j] = j >= 2 ? OP(g, w[j - 2], w[j]) : w[j];            \
+      for (int j = 0; j < b; j++) w[j] = j >= 4 ? OP(g, z[j - 4], z[j]) : z[j];            \
+      if (write) {                                                                         \
+        if (g->exclusive) {                                                                \
+          STORE(i, s);                                                                     \
+          for (int j = 1; j < b; j++) STORE(i + j, OP(g, s, w[j - 1]));                    \
+        } else {                                                                           \
+          for (int j = 0; j < b; j++) STORE(i + j, OP(g, s, w[j]));                        \
+        }                                                                                  \
+      }                                                                                    \
+      s = OP(g, s, w[b - 1]);                                                              \
+      if (total) t = OP(g, t, w[b - 1]);                                                   \
+    }                                                                                      \
+    memcpy(carry, &s, sizeof s);                                                           \
+    if (total) memcpy(total, &t, sizeof t);                                                \
+  }
 
 /* ------------------------------------------------------------ integer SUM, PROD */
 
@@ -441,13 +479,13 @@ static inline pf to_pf(pd v) { return (pf){(float)v.a, (float)v.b}; }
 #define LPF_f16(i) to_pf(lpd_f16(g, x, y, i))
 #define LPF_bf16(i) to_pf(lpd_bf16(g, x, y, i))
 #define LPF_f32(i) to_pf(lpd_f32(g, x, y, i))
-RUN_KERNEL(affd_f16, pd, LPD_f16, ST_PD32, OP_AFF_PD)
-RUN_KERNEL(affd_bf16, pd, LPD_bf16, ST_PD32, OP_AFF_PD)
-RUN_KERNEL(affd_f32, pd, LPD_f32, ST_PD32, OP_AFF_PD)
-RUN_KERNEL(afff_f16, pf, LPF_f16, ST_PF32, OP_AFF_PF)
-RUN_KERNEL(afff_bf16, pf, LPF_bf16, ST_PF32, OP_AFF_PF)
-RUN_KERNEL(afff_f32, pf, LPF_f32, ST_PF32, OP_AFF_PF)
-RUN_KERNEL(affd_f64, pd, LPD_f64, ST_PD64, OP_AFF_PD)
+AFF_BLOCK_KERNEL(affd_f16, pd, LPD_f16, ST_PD32, OP_AFF_PD)
+AFF_BLOCK_KERNEL(affd_bf16, pd, LPD_bf16, ST_PD32, OP_AFF_PD)
+AFF_BLOCK_KERNEL(affd_f32, pd, LPD_f32, ST_PD32, OP_AFF_PD)
+AFF_BLOCK_KERNEL(afff_f16, pf, LPF_f16, ST_PF32, OP_AFF_PF)
+AFF_BLOCK_KERNEL(afff_bf16, pf, LPF_bf16, ST_PF32, OP_AFF_PF)
+AFF_BLOCK_KERNEL(afff_f32, pf, LPF_f32, ST_PF32, OP_AFF_PF)
+AFF_BLOCK_KERNEL(affd_f64, pd, LPD_f64, ST_PD64, OP_AFF_PD)
 
 /* ------------------------------------------------------------ carry combines */
 

@@ -403,6 +403,54 @@ static void affine_order(tc_run *R) {
             (long long)out[2], (long long)out[3], (long long)out[4], (long long)out[5]);
 }
 
+/* CPU, float AFFINE: a lane of a block with no term k lanes back keeps its value in the
+ * Hillis-Steele steps (docs/SEMANTICS.md). Composed with the identity (1, +0.0) instead,
+ * a B of -0.0 would turn +0.0. Maps x -> 1·x + (-0.0) from the init (1, -0.0): every B
+ * is -0.0, inclusive and exclusive, in the vector kernels (contiguous) and the scalar
+ * ones (a stride of 2). */
+static void affine_signed_zero(tc_run *R) {
+  tally_context_info info;
+  if (tally_context_describe(R->ctx, &info) != TALLY_OK || strcmp(info.backend, "cpu") != 0) return;
+  enum { N = 1003 };
+  static double a[2 * N], b[2 * N], out[2 * N];
+  for (int k = 0; k < 2 * N; k++) a[k] = 1.0, b[k] = -0.0;
+  static const struct { tally_dtype dt; tally_accuracy acc; } kinds[] = {
+      {TALLY_F64, TALLY_ACCURACY_DEFAULT}, {TALLY_F32, TALLY_ACCURACY_DEFAULT},
+      {TALLY_F32, TALLY_ACCURACY_FAST}};
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (int mode = 0; mode < 4; mode++) { /* bit 0: exclusive; bit 1: stride 2 */
+      uint64_t id;
+      if (!tc_begin(R, &id)) continue;
+      const tally_dtype dt = kinds[k].dt;
+      const int stride = mode & 2 ? 2 : 1;
+      float af[2 * N], bf[2 * N], outf[2 * N];
+      for (int i = 0; i < 2 * N; i++) af[i] = 1.0f, bf[i] = -0.0f;
+      double initd[2] = {1.0, -0.0};
+      float initf[2] = {1.0f, -0.0f};
+      tally_scan_options opt;
+      tally_scan_options_init(&opt);
+      opt.exclusive = mode & 1;
+      opt.accuracy = kinds[k].acc;
+      opt.init = dt == TALLY_F64 ? (const void *)initd : (const void *)initf;
+      memset(out, 0xa5, sizeof out);
+      memset(outf, 0xa5, sizeof outf);
+      tally_array in = tally_array_strided(dt == TALLY_F64 ? (void *)a : (void *)af, dt, N, stride);
+      tally_array in2 = tally_array_strided(dt == TALLY_F64 ? (void *)b : (void *)bf, dt, N, stride);
+      tally_array o = tally_array_2d(dt == TALLY_F64 ? (void *)out : (void *)outf, dt, N, 2);
+      tally_status rc = tally_scan(R->ctx, TALLY_AFFINE, &in, &in2, &o, &opt);
+      int64_t bad = -1;
+      for (int64_t i = 0; i < N && bad < 0 && rc == TALLY_OK; i++) {
+        double A = dt == TALLY_F64 ? out[2 * i] : outf[2 * i];
+        double B = dt == TALLY_F64 ? out[2 * i + 1] : outf[2 * i + 1];
+        if (A != 1.0 || B != 0.0 || !signbit(B)) bad = i;
+      }
+      if (rc != TALLY_OK || bad >= 0)
+        tc_fail(R, "case=%" PRIu64 " affine signed zero %s %s%s%s: %s, first wrong pair at %" PRId64,
+                id, tally_dtype_name(dt), kinds[k].acc == TALLY_ACCURACY_FAST ? "fast" : "default",
+                mode & 1 ? " exclusive" : "", mode & 2 ? " stride 2" : "", tally_status_name(rc), bad);
+    }
+}
+
 /* CPU: 1, 2 and 4 threads (parallel; the last with the scalar ISA) give the same
  * bits, and pass the reference; so does strided input (scalar code) against contiguous
  * input (vector code). */
@@ -427,7 +475,14 @@ static void threads(tc_run *R) {
       {TALLY_MAX, TALLY_F64, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_SUM, TALLY_U16, TALLY_ACCURACY_DEFAULT, 0},
       {TALLY_PROD, TALLY_I8, TALLY_ACCURACY_DEFAULT, 2}, {TALLY_MIN, TALLY_BF16, TALLY_ACCURACY_DEFAULT, 0},
       /* the float PRODs' vector kernels (scan_simd.c), f16 through the f32 ones */
-      {TALLY_PROD, TALLY_F16, TALLY_ACCURACY_FAST, 0}, {TALLY_PROD, TALLY_F64, TALLY_ACCURACY_DEFAULT, 1}};
+      {TALLY_PROD, TALLY_F16, TALLY_ACCURACY_FAST, 0}, {TALLY_PROD, TALLY_F64, TALLY_ACCURACY_DEFAULT, 1},
+      /* AFFINE's vector kernels (scan_affine.c): f64 lanes from every float dtype, f32
+       * lanes (FAST), u64 lanes from narrow and 64-bit integers (k = 23 to 29: the float
+       * ones of f32 and f64 inclusive, where a rounding apart shows through) */
+      {TALLY_AFFINE, TALLY_U8, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_AFFINE, TALLY_F32, TALLY_ACCURACY_DEFAULT, 0},
+      {TALLY_AFFINE, TALLY_F16, TALLY_ACCURACY_FAST, 1}, {TALLY_AFFINE, TALLY_F32, TALLY_ACCURACY_FAST, 0},
+      {TALLY_AFFINE, TALLY_I64, TALLY_ACCURACY_DEFAULT, 1}, {TALLY_AFFINE, TALLY_F64, TALLY_ACCURACY_DEFAULT, 2},
+      {TALLY_AFFINE, TALLY_BF16, TALLY_ACCURACY_DEFAULT, 0}};
   /* Above the CPU's WAKE_BYTES (4 MiB) even in f32: smaller scans run on one thread while
    * a fresh context's workers sleep, and the threaded (fused) passes would go unchecked. */
   int64_t n = ((int64_t)1 << 20) + 4099;
@@ -661,6 +716,7 @@ static void user(tc_run *R) {
 
 void tc_group_scan(tc_run *R) {
   affine_order(R);
+  affine_signed_zero(R);
   sizes(R);
   segments(R);
   threads(R);
