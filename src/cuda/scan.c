@@ -82,7 +82,16 @@
  *   0.73; i32 256x8x4 0.82, the catch-all 0.10-0.16); f16, bf16 (f32 results) 256 x 16 x
  *   3 (f16 0.57; 128x16x4 0.45, 256x8x4 0.44, the catch-all 0.10). Before the
  *   transposition (run 96) each thread loaded its own run of pairs, strided: f64 0.28,
- *   i64 0.30, f32 0.19 at their best shapes.
+ *   i64 0.30, f32 0.19 at their best shapes. Measured again on an H200 (run 109) and
+ *   an H100 (run 110, two turns), x the copy at 2^26-2^28, H200 / H100: the 1- to
+ *   4-byte integers went to 128 x 16 x 5 (i32 0.75 / 0.88 against 128x16x4's 0.67 /
+ *   0.83, 160x16x4 0.76 / 0.86-0.88; u8 0.61 / 0.80-0.81 against 0.55 / 0.73, 160x16x4
+ *   0.62-0.63 / 0.79; 72 registers, no local memory), f16 and bf16 to 224 x 16 x 4
+ *   (f16 0.47 / 0.60-0.61 against 256x16x3's 0.43-0.44 / 0.57, 256x16x4 0.47 / 0.56-0.57,
+ *   320x16x3 0.46-0.47 / 0.56-0.57; 64 registers and 22 local accesses, faster all the
+ *   same); f64 stays at 128 x 16 x 4 (0.65 / 0.80-0.81; 160x16x4 0.68-0.69 / 0.77-0.78),
+ *   f32 at 256 x 20 x 3 (H200 0.61-0.62; 192x20x4 0.62, 224x16x4 0.60, 256x16x3 0.55-0.56,
+ *   320x16x3 0.55, 256x20x4 0.52, 256x24x3 0.11).
  * The more bytes an SM has in flight, the less the look-back's waits cost; the more
  * blocks, the more of them overlap a look-back with loads. */
 void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl) {
@@ -105,8 +114,10 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
   else if (es == 1 && rs == 1 && p->width == 1) tally__gpu_scan_plan_make(p, 512, 32, 4, pl); /* MIN, MAX */
   else if (es == 2 && rs == 2 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 4, pl); /* MIN, MAX */
   else if (p->width == 2 && p->dtype == TALLY_F32) tally__gpu_scan_plan_make(p, 256, 20, 3, pl);
-  else if (p->width == 2 && rs == 4) tally__gpu_scan_plan_make(p, 256, 16, 3, pl); /* f16, bf16 */
-  else if (p->width == 2) tally__gpu_scan_plan_make(p, 128, 16, 4, pl); /* AFFINE, 8-byte results */
+  else if (p->width == 2 && rs == 4) tally__gpu_scan_plan_make(p, 224, 16, 4, pl); /* f16, bf16 */
+  else if (p->width == 2 && es < 8) /* AFFINE of 1- to 4-byte integers */
+    tally__gpu_scan_plan_make(p, 128, 16, 5, pl);
+  else if (p->width == 2) tally__gpu_scan_plan_make(p, 128, 16, 4, pl); /* f64, i64, u64 AFFINE */
   else tally__gpu_scan_plan_make(p, 448, 0, 2, pl);
 }
 
