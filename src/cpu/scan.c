@@ -200,12 +200,11 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
     for (int64_t a = pos; a < end; a += j->piece) {
       int64_t b = end - a > j->piece ? a + j->piece : end;
       if (fuse) prefetch(j, q.pos, q.hi - q.pos > j->piece ? q.pos + j->piece : q.hi);
-      /* (the fused kernels' dtypes move 8 bytes an element or more: piece is SCAN_PIECE) */
-      if (fuse && j->g.fused && b - a == SCAN_PIECE && q.hi - q.pos >= SCAN_PIECE) {
+      if (fuse && j->g.fused && b - a == j->piece && q.hi - q.pos >= j->piece) {
         /* both pieces in one loop: the same bits as the two calls below */
-        stash_next &= j->g.fused(j->x + a * j->bx_el, j->o + a * j->bo_el, SCAN_PIECE, &acc,
+        stash_next &= j->g.fused(j->x + a * j->bx_el, j->o + a * j->bo_el, j->piece, &acc,
                                  j->x + q.pos * j->bx_el, &q.tot, j->o + q.pos * j->bo_el, stashed);
-        q.pos += SCAN_PIECE;
+        q.pos += j->piece;
         continue;
       }
       /* while that piece arrives; the total (meaningless with ahead > 0) left out where
@@ -475,7 +474,12 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       j.g.simd = v->sum_f64;
       j.g.simd_reduce = v->reduce_f64;
       j.g.fused = v->fused_f64;
-    } else if (half) { /* no fused kernel */
+    } else if (half && !fast && v->sum_f16_d) { /* converted in registers */
+      const bool h16 = p->dtype == TALLY_F16;
+      j.g.simd = h16 ? v->sum_f16_d : v->sum_bf16_d;
+      j.g.simd_reduce = h16 ? v->reduce_f16_d : v->reduce_bf16_d;
+      j.g.fused = h16 ? v->fused_f16_d : v->fused_bf16_d;
+    } else if (half) { /* through the f32 kernels: no fused kernel */
       j.g.simd_f32 = fast ? v->sum_f32_f : v->sum_f32_d;
       j.g.simd_reduce_f32 = fast ? v->reduce_f32_f : v->reduce_f32_d;
     } else if (p->dtype == TALLY_F64) {

@@ -290,13 +290,20 @@ AI2 __m256d add_pd(__m256d a, __m256d b) { return _mm256_fmadd_pd(a, _mm256_set1
 AI2 __m256d sh1_lo(__m256d l, __m256d f) { return _mm256_shuffle_pd(_mm256_permute2f128_pd(f, l, 0x20), l, 5); }
 AI2 __m256d sh1_hi(__m256d l, __m256d h) { return _mm256_shuffle_pd(_mm256_permute2f128_pd(l, h, 0x21), h, 5); }
 
-/* 4 f64 lanes from f32 (src32) or f64 at p, NaN → +0.0 under ign. */
-AI2 __m256d ld4(const char *p, int src32, int ign) {
-  if (!src32) {
+/* The input of the f64-lane sums (src): 0 f64, 1 f32, 2 f16, 3 bf16; the outputs are f32
+ * for all but f64. */
+#define SRC_ES(src) ((src) == 0 ? 8 : (src) == 1 ? 4 : 2)
+
+/* 4 f64 lanes from the input at p (every conversion exact), NaN → +0.0 under ign. */
+AI2 __m256d ld4(const char *p, int src, int ign) {
+  if (!src) {
     __m256d v = _mm256_loadu_pd((const double *)p);
     return ign ? _mm256_and_pd(_mm256_cmp_pd(v, v, _CMP_EQ_OQ), v) : v;
   }
-  __m128 v = _mm_loadu_ps((const float *)p);
+  __m128 v = src == 1   ? _mm_loadu_ps((const float *)p)
+             : src == 2 ? _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)p))
+                        : _mm_castsi128_ps(_mm_slli_epi32(
+                              _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)p)), 16));
   if (ign) v = _mm_and_ps(_mm_cmp_ps(v, v, _CMP_EQ_OQ), v);
   return _mm256_cvtps_pd(v);
 }
@@ -306,12 +313,12 @@ AI2 __m256d ld4(const char *p, int src32, int ign) {
  * mem, x shifted by 1 is loaded again one element back (lane 0 replaced by f): two loads
  * and a blend instead of four shuffles; it reads p[-1], and must not run in place (p[-1]
  * is then the previous output). */
-AI2 void prefix_blk(const char *p, int src32, int ign, int mem, __m256d f, __m256d *l, __m256d *h) {
-  const int es = src32 ? 4 : 8;
-  __m256d xl = ld4(p, src32, ign), xh = ld4(p + 4 * es, src32, ign), l1, h1;
+AI2 void prefix_blk(const char *p, int src, int ign, int mem, __m256d f, __m256d *l, __m256d *h) {
+  const int es = SRC_ES(src);
+  __m256d xl = ld4(p, src, ign), xh = ld4(p + 4 * es, src, ign), l1, h1;
   if (mem) {
-    l1 = _mm256_blend_pd(ld4(p - es, src32, ign), f, 1);
-    h1 = ld4(p + 3 * es, src32, ign);
+    l1 = _mm256_blend_pd(ld4(p - es, src, ign), f, 1);
+    h1 = ld4(p + 3 * es, src, ign);
   } else {
     l1 = sh1_lo(xl, f);
     h1 = sh1_hi(xl, xh);
@@ -323,18 +330,18 @@ AI2 void prefix_blk(const char *p, int src32, int ign, int mem, __m256d f, __m25
   *h = add_pd(zh, zl);
 }
 
-/* One block of sum_f32_d (src32) or sum_f64 at element i; t NULL: no total. */
-AI2 void block_pd(const char *x, char *o, int64_t i, __m256d *s, __m256d *t, int src32,
+/* One block of sum_f32_d (src) or sum_f64 at element i; t NULL: no total. */
+AI2 void block_pd(const char *x, char *o, int64_t i, __m256d *s, __m256d *t, int src,
                   int write, int excl, int ign, int mem) {
-  const int es = src32 ? 4 : 8;
+  const int es = SRC_ES(src);
   const __m256d f = _mm256_set1_pd(-0.0);
   __m256d l, h;
-  prefix_blk(x + es * i, src32, ign, mem, f, &l, &h);
+  prefix_blk(x + es * i, src, ign, mem, f, &l, &h);
   if (write) {
     __m256d rl = add_pd(excl ? sh1_lo(l, f) : l, *s);
     /* (inclusive without total: by vaddpd, whose latency is the shorter, see below) */
     __m256d rh = !excl && !t ? _mm256_add_pd(h, *s) : add_pd(excl ? sh1_hi(l, h) : h, *s);
-    if (src32) {
+    if (src) {
       _mm_storeu_ps((float *)o + i, _mm256_cvtpd_ps(rl));
       _mm_storeu_ps((float *)o + i + 4, _mm256_cvtpd_ps(rh));
     } else {
@@ -355,15 +362,15 @@ AI2 void block_pd(const char *x, char *o, int64_t i, __m256d *s, __m256d *t, int
 
 /* The full blocks of [0, m). The shifted loads (inclusive, not in place, no NaN rule:
  * the common case) from the second block on, as p[-1] is then this run's. */
-AI2 int64_t blocks_pd(const char *x, char *o, int64_t m, double *sp, double *tp, int src32,
+AI2 int64_t blocks_pd(const char *x, char *o, int64_t m, double *sp, double *tp, int src,
                       int write, int excl, int ign) {
   __m256d s = _mm256_set1_pd(*sp), t = _mm256_set1_pd(*tp);
   int64_t i = 0;
   if (write && !excl && !ign && x != o && m >= 8) {
-    block_pd(x, o, 0, &s, &t, src32, 1, 0, 0, 0);
-    for (i = 8; i + 8 <= m; i += 8) block_pd(x, o, i, &s, &t, src32, 1, 0, 0, 1);
+    block_pd(x, o, 0, &s, &t, src, 1, 0, 0, 0);
+    for (i = 8; i + 8 <= m; i += 8) block_pd(x, o, i, &s, &t, src, 1, 0, 0, 1);
   } else {
-    for (; i + 8 <= m; i += 8) block_pd(x, o, i, &s, &t, src32, write, excl, ign, 0);
+    for (; i + 8 <= m; i += 8) block_pd(x, o, i, &s, &t, src, write, excl, ign, 0);
   }
   *sp = _mm256_cvtsd_f64(s);
   *tp = _mm256_cvtsd_f64(t);
@@ -393,12 +400,12 @@ static int64_t sum_f64(const tally__scan_args *g, const char *x, char *o, int64_
 /* Pass 1, four blocks at a time: their totals ((x0+x1) + (x2+x3)) + ((x4+x5) + (x6+x7)),
  * as TOTALS8 pairs them (vhaddpd adds a lane pair, vperm2f128 lines up the pairs' pairs),
  * then added to t one by one in block order. */
-AI2 double group_pd(const char *x, double t, int src32, int ign) {
-  const int es = src32 ? 4 : 8;
+AI2 double group_pd(const char *x, double t, int src, int ign) {
+  const int es = SRC_ES(src);
   __m256d l[4], h[4];
   for (int b = 0; b < 4; b++) {
-    l[b] = ld4(x + es * 8 * b, src32, ign);
-    h[b] = ld4(x + es * (8 * b + 4), src32, ign);
+    l[b] = ld4(x + es * 8 * b, src, ign);
+    h[b] = ld4(x + es * (8 * b + 4), src, ign);
   }
   __m256d l01 = _mm256_hadd_pd(l[0], l[1]), l23 = _mm256_hadd_pd(l[2], l[3]); /* [a01 b01 a23 b23] */
   __m256d h01 = _mm256_hadd_pd(h[0], h[1]), h23 = _mm256_hadd_pd(h[2], h[3]);
@@ -412,25 +419,25 @@ AI2 double group_pd(const char *x, double t, int src32, int ign) {
   return t + _mm_cvtsd_f64(_mm_unpackhi_pd(t23, t23));
 }
 
-AI2 int64_t totals_pd(const char *x, int64_t m, double *tp, int src32, int ign) {
+AI2 int64_t totals_pd(const char *x, int64_t m, double *tp, int src, int ign) {
   double t = *tp;
   int64_t i = 0;
-  for (; i + 32 <= m; i += 32) t = group_pd(x + (src32 ? 4 : 8) * i, t, src32, ign);
+  for (; i + 32 <= m; i += 32) t = group_pd(x + (SRC_ES(src)) * i, t, src, ign);
   *tp = t;
   return i;
 }
 
 /* tally__scan_fused_fn: four blocks of pass 2, then a group of pass 1. */
 AI2 void fused_pd(const char *x, char *o, int64_t m, double *sp, const char *x1, double *t1p,
-                  int src32) {
-  const int es = src32 ? 4 : 8;
+                  int src) {
+  const int es = SRC_ES(src);
   __m256d s = _mm256_set1_pd(*sp);
   double t1 = *t1p;
   for (int64_t i = 0; i < m; i += 32) {
-    if (i == 0) block_pd(x, o, 0, &s, NULL, src32, 1, 0, 0, 0); /* x[-1] may not be ours */
-    else block_pd(x, o, i, &s, NULL, src32, 1, 0, 0, 1);
-    for (int b = 1; b < 4; b++) block_pd(x, o, i + 8 * b, &s, NULL, src32, 1, 0, 0, 1);
-    t1 = group_pd(x1 + es * i, t1, src32, 0);
+    if (i == 0) block_pd(x, o, 0, &s, NULL, src, 1, 0, 0, 0); /* x[-1] may not be ours */
+    else block_pd(x, o, i, &s, NULL, src, 1, 0, 0, 1);
+    for (int b = 1; b < 4; b++) block_pd(x, o, i + 8 * b, &s, NULL, src, 1, 0, 0, 1);
+    t1 = group_pd(x1 + es * i, t1, src, 0);
   }
   *sp = _mm256_cvtsd_f64(s);
   *t1p = t1;
@@ -461,6 +468,34 @@ static int64_t reduce_f64(const tally__scan_args *g, const char *x, char *o, int
   int64_t i = g->ignore_nan ? totals_pd(x, m, tp, 0, 1) : totals_pd(x, m, tp, 0, 0);
   return i + sum_f64(g, x + 8 * i, o, m - i, sp, tp, write);
 }
+
+/* f16 and bf16 DEFAULT sums: the same blocks, steps and lanes (so the same bits as the
+ * scalar kernel), their inputs converted in registers (vcvtph2ps; bf16 by a shift), which
+ * gives them a fused pass too: through the f32 kernels (HALF_VIA_F32 below) each piece was
+ * converted into a buffer first, for each pass apart. */
+#define HALF_SUMS(H, SRC)                                                                   \
+  static int64_t sum_##H##_d(const tally__scan_args *g, const char *x, char *o, int64_t m, \
+                             void *sp, void *tp, int write) {                               \
+    return !(write) ? (g->ignore_nan ? blocks_pd(x, o, m, sp, tp, SRC, 0, 0, 1)              \
+                                     : blocks_pd(x, o, m, sp, tp, SRC, 0, 0, 0))             \
+           : g->exclusive ? (g->ignore_nan ? blocks_pd(x, o, m, sp, tp, SRC, 1, 1, 1)        \
+                                           : blocks_pd(x, o, m, sp, tp, SRC, 1, 1, 0))       \
+           : g->ignore_nan ? blocks_pd(x, o, m, sp, tp, SRC, 1, 0, 1)                        \
+                           : blocks_pd(x, o, m, sp, tp, SRC, 1, 0, 0);                       \
+  }                                                                                         \
+  static int64_t reduce_##H##_d(const tally__scan_args *g, const char *x, char *o, int64_t m, \
+                                void *sp, void *tp, int write) {                            \
+    int64_t i = g->ignore_nan ? totals_pd(x, m, tp, SRC, 1) : totals_pd(x, m, tp, SRC, 0);   \
+    return i + sum_##H##_d(g, x + 2 * i, o, m - i, sp, tp, write);                          \
+  }                                                                                         \
+  static int fused_##H##_d(const char *x, char *o, int64_t m, void *s, const char *x1,      \
+                           void *t1, char *o1, int stashed) {                               \
+    (void)o1, (void)stashed;                                                                \
+    fused_pd(x, o, m, s, x1, t1, SRC);                                                      \
+    return 0;                                                                               \
+  }
+HALF_SUMS(f16, 2)
+HALF_SUMS(bf16, 3)
 
 /* f32 FAST: the block in one register of 8 floats. */
 AI2 __m256 add_ps(__m256 a, __m256 b) { return _mm256_fmadd_ps(a, _mm256_set1_ps(1.0f), b); }
@@ -655,7 +690,8 @@ static int64_t prod_f32_f(const tally__scan_args *g, const char *xc, char *oc, i
   return i;
 }
 
-/* f16 and bf16 SUM and PROD in the f32 kernels (g->simd_f32, g->simd_reduce_f32): pieces
+/* f16 and bf16 PROD, FAST SUM, and DEFAULT SUM where the set has no sum_f16_d (the SSE2
+ * and AVX-512 sets) in the f32 kernels (g->simd_f32, g->simd_reduce_f32): pieces
  * of 256 converted to f32 on the stack, exactly (the values BLOCK_KERNEL's loads give), so
  * the same bits as the scalar kernel. Converted 8 at a time by kern_load.h's vector
  * conversions (F16C's vcvtph2ps) with AVX2: converted one by one they had held f16 SUM
@@ -704,9 +740,16 @@ HALF_VIA_F32(half_reduce_bf16, CONV8_BF16, simd_reduce_f32)
 #define fused_f32_d NULL
 #define fused_f32_f NULL
 #define fused_f64 NULL
+#define sum_f16_d NULL
+#define reduce_f16_d NULL
+#define fused_f16_d NULL
+#define sum_bf16_d NULL
+#define reduce_bf16_d NULL
+#define fused_bf16_d NULL
 #endif
 
 const tally__scan_simd_set CAT(tally__scan_simd_, TALLY_ISA) = {
     sum_f32_d, sum_f32_f, sum_f64, reduce_f32_d, reduce_f32_f, reduce_f64,
     fused_f32_d, fused_f32_f, fused_f64, prod_f32_d, prod_f32_f, prod_f64,
-    half_f16, half_reduce_f16, half_bf16, half_reduce_bf16};
+    half_f16, half_reduce_f16, half_bf16, half_reduce_bf16,
+    sum_f16_d, reduce_f16_d, fused_f16_d, sum_bf16_d, reduce_bf16_d, fused_bf16_d};
