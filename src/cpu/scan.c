@@ -474,11 +474,8 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       j.g.simd = v->sum_f64;
       j.g.simd_reduce = v->reduce_f64;
       j.g.fused = v->fused_f64;
-    } else if (half && !fast && v->sum_f16_d) { /* converted in registers */
-      const bool h16 = p->dtype == TALLY_F16;
-      j.g.simd = h16 ? v->sum_f16_d : v->sum_bf16_d;
-      j.g.simd_reduce = h16 ? v->reduce_f16_d : v->reduce_bf16_d;
-      j.g.fused = h16 ? v->fused_f16_d : v->fused_bf16_d;
+    } else if (half && !fast && v->lanes_d(p->op, p->dtype, &j.g.simd, &j.g.simd_reduce, &j.g.fused)) {
+      /* converted in registers */
     } else if (half) { /* through the f32 kernels: no fused kernel */
       j.g.simd_f32 = fast ? v->sum_f32_f : v->sum_f32_d;
       j.g.simd_reduce_f32 = fast ? v->reduce_f32_f : v->reduce_f32_d;
@@ -491,6 +488,10 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       j.g.fused = d->fused;
     }
     if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL; /* see tally__scan_fused_fn */
+  } else if (p->op == TALLY_PROD && contig && (!fast || p->dtype == TALLY_F64) &&
+             v->lanes_d(p->op, p->dtype, &j.g.simd, &j.g.simd_reduce, &j.g.fused)) {
+    /* f64 lanes, inputs converted in registers (f64 PROD is the same in FAST) */
+    if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL;
   } else if (p->op == TALLY_PROD && contig) {
     if (p->dtype == TALLY_F64) j.g.simd = v->prod_f64;
     else if (p->dtype == TALLY_F32) j.g.simd = fast ? v->prod_f32_f : v->prod_f32_d;

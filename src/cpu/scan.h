@@ -72,12 +72,11 @@ typedef struct {
   /* f16 and bf16 (SUM, PROD) on pieces converted to f32, through g->simd_f32 (and its
    * pass 1, g->simd_reduce_f32): simd and simd_reduce of those dtypes. */
   tally__scan_simd_fn half_f16, half_reduce_f16, half_bf16, half_reduce_bf16;
-  /* f16 and bf16 DEFAULT SUM converted in registers, with a pass 1 and a fused pass, or
-   * NULL (AVX2 only): the same bits as half_f16 on sum_f32_d. */
-  tally__scan_simd_fn sum_f16_d, reduce_f16_d;
-  tally__scan_fused_fn fused_f16_d;
-  tally__scan_simd_fn sum_bf16_d, reduce_bf16_d;
-  tally__scan_fused_fn fused_bf16_d;
+  /* The f64-lane kernels of (op, dt) with a pass 1 and a fused pass, inputs converted in
+   * registers: 1 and the three set, or 0 (AVX2 only: f16 and bf16 DEFAULT SUM; f16, bf16,
+   * f32 DEFAULT and f64 PROD). The same bits as the kernels above. */
+  int (*lanes_d)(tally_op op, tally_dtype dt, tally__scan_simd_fn *simd,
+                 tally__scan_simd_fn *reduce, tally__scan_fused_fn *fused);
 } tally__scan_simd_set;
 extern const tally__scan_simd_set tally__scan_simd_scalar, tally__scan_simd_avx2,
     tally__scan_simd_avx512;

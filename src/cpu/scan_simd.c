@@ -290,21 +290,35 @@ AI2 __m256d add_pd(__m256d a, __m256d b) { return _mm256_fmadd_pd(a, _mm256_set1
 AI2 __m256d sh1_lo(__m256d l, __m256d f) { return _mm256_shuffle_pd(_mm256_permute2f128_pd(f, l, 0x20), l, 5); }
 AI2 __m256d sh1_hi(__m256d l, __m256d h) { return _mm256_shuffle_pd(_mm256_permute2f128_pd(l, h, 0x21), h, 5); }
 
-/* The input of the f64-lane sums (src): 0 f64, 1 f32, 2 f16, 3 bf16; the outputs are f32
- * for all but f64. */
-#define SRC_ES(src) ((src) == 0 ? 8 : (src) == 1 ? 4 : 2)
+/* The input of the f64-lane kernels (src & 3): 0 f64, 1 f32, 2 f16, 3 bf16; the outputs
+ * are f32 for all but f64. src & SRC_MUL: the products' kernels (fill 1.0, a NaN ignored
+ * taken as 1.0) instead of the sums'. Multiplication is commutative, so the vector's
+ * s·w[j] is the scalar OP(s, w[j]) as for additions. */
+#define SRC_MUL 4
+#define SRC_ES(src) (((src) & 3) == 0 ? 8 : ((src) & 3) == 1 ? 4 : 2)
+/* a ⊕ b: sums by add_pd; on the running value's chain by vaddpd (the shorter latency) */
+#define OPD(src, a, b) ((src) & SRC_MUL ? _mm256_mul_pd(a, b) : add_pd(a, b))
+#define OPD_CHAIN(src, a, b) ((src) & SRC_MUL ? _mm256_mul_pd(a, b) : _mm256_add_pd(a, b))
+#define FILL_PD(src) _mm256_set1_pd((src) & SRC_MUL ? 1.0 : -0.0)
 
-/* 4 f64 lanes from the input at p (every conversion exact), NaN → +0.0 under ign. */
+/* 4 f64 lanes from the input at p (every conversion exact), NaN → +0.0 (sums) or 1.0
+ * (products) under ign. */
 AI2 __m256d ld4(const char *p, int src, int ign) {
-  if (!src) {
+  const int kind = src & 3;
+  if (!kind) {
     __m256d v = _mm256_loadu_pd((const double *)p);
-    return ign ? _mm256_and_pd(_mm256_cmp_pd(v, v, _CMP_EQ_OQ), v) : v;
+    if (!ign) return v;
+    __m256d num = _mm256_cmp_pd(v, v, _CMP_EQ_OQ);
+    return src & SRC_MUL ? _mm256_blendv_pd(_mm256_set1_pd(1.0), v, num) : _mm256_and_pd(num, v);
   }
-  __m128 v = src == 1   ? _mm_loadu_ps((const float *)p)
-             : src == 2 ? _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)p))
-                        : _mm_castsi128_ps(_mm_slli_epi32(
-                              _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)p)), 16));
-  if (ign) v = _mm_and_ps(_mm_cmp_ps(v, v, _CMP_EQ_OQ), v);
+  __m128 v = kind == 1   ? _mm_loadu_ps((const float *)p)
+             : kind == 2 ? _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)p))
+                         : _mm_castsi128_ps(_mm_slli_epi32(
+                               _mm_cvtepu16_epi32(_mm_loadl_epi64((const __m128i *)p)), 16));
+  if (ign) {
+    __m128 num = _mm_cmp_ps(v, v, _CMP_EQ_OQ);
+    v = src & SRC_MUL ? _mm_blendv_ps(_mm_set1_ps(1.0f), v, num) : _mm_and_ps(num, v);
+  }
   return _mm256_cvtps_pd(v);
 }
 
@@ -323,25 +337,25 @@ AI2 void prefix_blk(const char *p, int src, int ign, int mem, __m256d f, __m256d
     l1 = sh1_lo(xl, f);
     h1 = sh1_hi(xl, xh);
   }
-  __m256d yl = add_pd(xl, l1), yh = add_pd(xh, h1);
-  __m256d zl = add_pd(yl, _mm256_permute2f128_pd(f, yl, 0x20));
-  __m256d zh = add_pd(yh, _mm256_permute2f128_pd(yl, yh, 0x21));
+  __m256d yl = OPD(src, xl, l1), yh = OPD(src, xh, h1);
+  __m256d zl = OPD(src, yl, _mm256_permute2f128_pd(f, yl, 0x20));
+  __m256d zh = OPD(src, yh, _mm256_permute2f128_pd(yl, yh, 0x21));
   *l = zl;
-  *h = add_pd(zh, zl);
+  *h = OPD(src, zh, zl);
 }
 
 /* One block of sum_f32_d (src) or sum_f64 at element i; t NULL: no total. */
 AI2 void block_pd(const char *x, char *o, int64_t i, __m256d *s, __m256d *t, int src,
                   int write, int excl, int ign, int mem) {
   const int es = SRC_ES(src);
-  const __m256d f = _mm256_set1_pd(-0.0);
+  const __m256d f = FILL_PD(src);
   __m256d l, h;
   prefix_blk(x + es * i, src, ign, mem, f, &l, &h);
   if (write) {
-    __m256d rl = add_pd(excl ? sh1_lo(l, f) : l, *s);
+    __m256d rl = OPD(src, excl ? sh1_lo(l, f) : l, *s);
     /* (inclusive without total: by vaddpd, whose latency is the shorter, see below) */
-    __m256d rh = !excl && !t ? _mm256_add_pd(h, *s) : add_pd(excl ? sh1_hi(l, h) : h, *s);
-    if (src) {
+    __m256d rh = !excl && !t ? OPD_CHAIN(src, h, *s) : OPD(src, excl ? sh1_hi(l, h) : h, *s);
+    if (src & 3) {
       _mm_storeu_ps((float *)o + i, _mm256_cvtpd_ps(rl));
       _mm_storeu_ps((float *)o + i + 4, _mm256_cvtpd_ps(rh));
     } else {
@@ -356,8 +370,8 @@ AI2 void block_pd(const char *x, char *o, int64_t i, __m256d *s, __m256d *t, int
     }
   }
   __m256d last = _mm256_permute4x64_pd(h, 0xff);
-  *s = _mm256_add_pd(*s, last); /* the chain: vaddpd's latency is the shorter */
-  if (t) *t = add_pd(*t, last);
+  *s = OPD_CHAIN(src, *s, last);
+  if (t) *t = OPD(src, *t, last);
 }
 
 /* The full blocks of [0, m). The shifted loads (inclusive, not in place, no NaN rule:
@@ -407,16 +421,20 @@ AI2 double group_pd(const char *x, double t, int src, int ign) {
     l[b] = ld4(x + es * 8 * b, src, ign);
     h[b] = ld4(x + es * (8 * b + 4), src, ign);
   }
-  __m256d l01 = _mm256_hadd_pd(l[0], l[1]), l23 = _mm256_hadd_pd(l[2], l[3]); /* [a01 b01 a23 b23] */
-  __m256d h01 = _mm256_hadd_pd(h[0], h[1]), h23 = _mm256_hadd_pd(h[2], h[3]);
-  __m256d zl = add_pd(_mm256_permute2f128_pd(l01, l23, 0x20), _mm256_permute2f128_pd(l01, l23, 0x31));
-  __m256d zh = add_pd(_mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
-  __m256d tot = add_pd(zl, zh);
-  __m128d t01 = _mm256_castpd256_pd128(tot), t23 = _mm256_extractf128_pd(tot, 1);
-  t = t + _mm_cvtsd_f64(t01);
-  t = t + _mm_cvtsd_f64(_mm_unpackhi_pd(t01, t01));
-  t = t + _mm_cvtsd_f64(t23);
-  return t + _mm_cvtsd_f64(_mm_unpackhi_pd(t23, t23));
+  /* [a01 b01 a23 b23]: vhaddpd, or the products of the lane pairs */
+#define PAIRS_PD(a, b)                                                                       \
+  (src & SRC_MUL ? _mm256_mul_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b))          \
+                 : _mm256_hadd_pd(a, b))
+  __m256d l01 = PAIRS_PD(l[0], l[1]), l23 = PAIRS_PD(l[2], l[3]);
+  __m256d h01 = PAIRS_PD(h[0], h[1]), h23 = PAIRS_PD(h[2], h[3]);
+#undef PAIRS_PD
+  __m256d zl = OPD(src, _mm256_permute2f128_pd(l01, l23, 0x20), _mm256_permute2f128_pd(l01, l23, 0x31));
+  __m256d zh = OPD(src, _mm256_permute2f128_pd(h01, h23, 0x20), _mm256_permute2f128_pd(h01, h23, 0x31));
+  __m256d tot = OPD(src, zl, zh);
+  double tl[4];
+  _mm256_storeu_pd(tl, tot);
+  for (int b = 0; b < 4; b++) t = src & SRC_MUL ? t * tl[b] : t + tl[b];
+  return t;
 }
 
 AI2 int64_t totals_pd(const char *x, int64_t m, double *tp, int src, int ign) {
@@ -469,13 +487,15 @@ static int64_t reduce_f64(const tally__scan_args *g, const char *x, char *o, int
   return i + sum_f64(g, x + 8 * i, o, m - i, sp, tp, write);
 }
 
-/* f16 and bf16 DEFAULT sums: the same blocks, steps and lanes (so the same bits as the
- * scalar kernel), their inputs converted in registers (vcvtph2ps; bf16 by a shift), which
- * gives them a fused pass too: through the f32 kernels (HALF_VIA_F32 below) each piece was
- * converted into a buffer first, for each pass apart. */
-#define HALF_SUMS(H, SRC)                                                                   \
-  static int64_t sum_##H##_d(const tally__scan_args *g, const char *x, char *o, int64_t m, \
-                             void *sp, void *tp, int write) {                               \
+/* The f64-lane kernels of other inputs: f16 and bf16 DEFAULT sums, and the DEFAULT
+ * products of f16, bf16, f32 and f64 (f64's FAST is the same). The same blocks, steps and
+ * lanes (so the same bits as the scalar kernel), the halves converted in registers
+ * (vcvtph2ps; bf16 by a shift), each with pass 1 and a fused pass: before, the halves were
+ * converted into a buffer for each pass apart (HALF_VIA_F32 below) and the products ran
+ * the generic lanes without either. */
+#define LANES_D(NAME, SRC)                                                                  \
+  static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m,         \
+                      void *sp, void *tp, int write) {                                      \
     return !(write) ? (g->ignore_nan ? blocks_pd(x, o, m, sp, tp, SRC, 0, 0, 1)              \
                                      : blocks_pd(x, o, m, sp, tp, SRC, 0, 0, 0))             \
            : g->exclusive ? (g->ignore_nan ? blocks_pd(x, o, m, sp, tp, SRC, 1, 1, 1)        \
@@ -483,19 +503,33 @@ static int64_t reduce_f64(const tally__scan_args *g, const char *x, char *o, int
            : g->ignore_nan ? blocks_pd(x, o, m, sp, tp, SRC, 1, 0, 1)                        \
                            : blocks_pd(x, o, m, sp, tp, SRC, 1, 0, 0);                       \
   }                                                                                         \
-  static int64_t reduce_##H##_d(const tally__scan_args *g, const char *x, char *o, int64_t m, \
-                                void *sp, void *tp, int write) {                            \
+  static int64_t NAME##_reduce(const tally__scan_args *g, const char *x, char *o, int64_t m, \
+                               void *sp, void *tp, int write) {                             \
     int64_t i = g->ignore_nan ? totals_pd(x, m, tp, SRC, 1) : totals_pd(x, m, tp, SRC, 0);   \
-    return i + sum_##H##_d(g, x + 2 * i, o, m - i, sp, tp, write);                          \
+    return i + NAME(g, x + SRC_ES(SRC) * i, o, m - i, sp, tp, write);                       \
   }                                                                                         \
-  static int fused_##H##_d(const char *x, char *o, int64_t m, void *s, const char *x1,      \
-                           void *t1, char *o1, int stashed) {                               \
+  static int NAME##_fused(const char *x, char *o, int64_t m, void *s, const char *x1,       \
+                          void *t1, char *o1, int stashed) {                                \
     (void)o1, (void)stashed;                                                                \
     fused_pd(x, o, m, s, x1, t1, SRC);                                                      \
     return 0;                                                                               \
   }
-HALF_SUMS(f16, 2)
-HALF_SUMS(bf16, 3)
+LANES_D(lanes_sum_f16, 2)
+LANES_D(lanes_sum_bf16, 3)
+LANES_D(lanes_prod_f64, SRC_MUL | 0)
+LANES_D(lanes_prod_f32, SRC_MUL | 1)
+LANES_D(lanes_prod_f16, SRC_MUL | 2)
+LANES_D(lanes_prod_bf16, SRC_MUL | 3)
+
+static int lanes_d(tally_op op, tally_dtype dt, tally__scan_simd_fn *simd,
+                   tally__scan_simd_fn *reduce, tally__scan_fused_fn *fused) {
+#define SET_(NAME) (*simd = NAME, *reduce = NAME##_reduce, *fused = NAME##_fused, 1)
+  if (op == TALLY_SUM) return dt == TALLY_F16 ? SET_(lanes_sum_f16) : dt == TALLY_BF16 ? SET_(lanes_sum_bf16) : 0;
+  if (op != TALLY_PROD) return 0;
+  return dt == TALLY_F64 ? SET_(lanes_prod_f64) : dt == TALLY_F32 ? SET_(lanes_prod_f32)
+         : dt == TALLY_F16 ? SET_(lanes_prod_f16) : dt == TALLY_BF16 ? SET_(lanes_prod_bf16) : 0;
+#undef SET_
+}
 
 /* f32 FAST: the block in one register of 8 floats. */
 AI2 __m256 add_ps(__m256 a, __m256 b) { return _mm256_fmadd_ps(a, _mm256_set1_ps(1.0f), b); }
@@ -740,16 +774,17 @@ HALF_VIA_F32(half_reduce_bf16, CONV8_BF16, simd_reduce_f32)
 #define fused_f32_d NULL
 #define fused_f32_f NULL
 #define fused_f64 NULL
-#define sum_f16_d NULL
-#define reduce_f16_d NULL
-#define fused_f16_d NULL
-#define sum_bf16_d NULL
-#define reduce_bf16_d NULL
-#define fused_bf16_d NULL
+#endif
+
+#if !TALLY_AVX2_HALVES
+static int lanes_d(tally_op op, tally_dtype dt, tally__scan_simd_fn *simd,
+                   tally__scan_simd_fn *reduce, tally__scan_fused_fn *fused) {
+  (void)op, (void)dt, (void)simd, (void)reduce, (void)fused;
+  return 0;
+}
 #endif
 
 const tally__scan_simd_set CAT(tally__scan_simd_, TALLY_ISA) = {
     sum_f32_d, sum_f32_f, sum_f64, reduce_f32_d, reduce_f32_f, reduce_f64,
     fused_f32_d, fused_f32_f, fused_f64, prod_f32_d, prod_f32_f, prod_f64,
-    half_f16, half_reduce_f16, half_bf16, half_reduce_bf16,
-    sum_f16_d, reduce_f16_d, fused_f16_d, sum_bf16_d, reduce_bf16_d, fused_bf16_d};
+    half_f16, half_reduce_f16, half_bf16, half_reduce_bf16, lanes_d};

@@ -483,8 +483,10 @@ static void threads(tc_run *R) {
       {TALLY_AFFINE, TALLY_F16, TALLY_ACCURACY_FAST, 1}, {TALLY_AFFINE, TALLY_F32, TALLY_ACCURACY_FAST, 0},
       {TALLY_AFFINE, TALLY_I64, TALLY_ACCURACY_DEFAULT, 1}, {TALLY_AFFINE, TALLY_F64, TALLY_ACCURACY_DEFAULT, 2},
       {TALLY_AFFINE, TALLY_BF16, TALLY_ACCURACY_DEFAULT, 0},
-      /* k = 30, inclusive: f16 DEFAULT SUM converted in registers, fused passes (AVX2 set) */
-      {TALLY_SUM, TALLY_F16, TALLY_ACCURACY_DEFAULT, 0}};
+      /* k = 30, inclusive: f16 DEFAULT SUM converted in registers, fused passes (AVX2 set);
+       * the products' f64-lane kernels of the halves, exclusive and inclusive (fused) */
+      {TALLY_SUM, TALLY_F16, TALLY_ACCURACY_DEFAULT, 0}, {TALLY_PROD, TALLY_BF16, TALLY_ACCURACY_DEFAULT, 0},
+      {TALLY_PROD, TALLY_F16, TALLY_ACCURACY_DEFAULT, 0}};
   /* Above the CPU's WAKE_BYTES (4 MiB) even in f32: smaller scans run on one thread while
    * a fresh context's workers sleep, and the threaded (fused) passes would go unchecked. */
   int64_t n = ((int64_t)1 << 20) + 4099;
