@@ -126,45 +126,54 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
     if (total) memcpy(total, &t, sizeof t);                                                \
   }
 
-/* Blocks of 8 (the last may be shorter), each block's prefix by the Hillis–Steele
- * steps, as an 8-lane vector computes it: y[j] = x[j] ⊕ x[j-1], z[j] = y[j] ⊕ y[j-2],
- * w[j] = z[j] ⊕ z[j-4], where a term before the block's start is FILL (−0.0, which adds
- * exactly nothing, as the lanes a vector shifts in). Then out[j] = s ⊕ w[j] (exclusive:
- * s ⊕ w[j-1], with w[-1] = FILL), s = s ⊕ w[b-1]. A vector kernel of the same steps
- * (scan_simd.c, contiguous data) runs the full blocks first when g->simd is set: the
- * same bits. Every load of a block comes before its stores, so in place works. */
-#define BLOCK_KERNEL(NAME, A, LOAD, STORE, OP, FILL)                                       \
-  KERNEL_HEAD(NAME, A)                                                                     \
-  int64_t i0 = !g->simd ? 0                                                                \
-               : !write && g->simd_reduce ? g->simd_reduce(g, x, o, m, &s, &t, 0)          \
-                                          : g->simd(g, x, o, m, &s, &t, write);            \
-  for (int64_t i = i0; i < m; i += 8) {                                                    \
+/* The blocks of 8 from element i on (the last may be shorter): each block's prefix by
+ * the Hillis–Steele steps, as an 8-lane vector computes it, y[j] = x[j-1] ⊕ x[j], z[j] =
+ * y[j-2] ⊕ y[j], w[j] = z[j-4] ⊕ z[j], by COMB(earlier, later), a lane with no term k lanes
+ * back EDGE(its value); then out[j] = s ⊕ w[j] (exclusive: out[0] = FIRST, out[j] = s ⊕
+ * w[j-1]), s = s ⊕ w[b-1], and t likewise where TOT. Every load of a block comes before
+ * its stores, so in place works. */
+#define BLOCK_STEPS(A, LOAD, STORE, OP, COMB, EDGE, FIRST, TOT)                            \
+  for (; i < m; i += 8) {                                                                  \
     int b = m - i < 8 ? (int)(m - i) : 8;                                                  \
-    A w[8], z[8], f = FILL;                                                                \
+    A w[8], z[8];                                                                          \
     for (int j = 0; j < b; j++) w[j] = LOAD(i + j);                                        \
-    for (int j = b - 1; j >= 0; j--) w[j] = OP(g, w[j], j >= 1 ? w[j - 1] : f);            \
-    for (int j = 0; j < b; j++) z[j] = OP(g, w[j], j >= 2 ? w[j - 2] : f);                 \
-    for (int j = 0; j < b; j++) w[j] = OP(g, z[j], j >= 4 ? z[j - 4] : f);                 \
+    for (int j = b - 1; j >= 0; j--) w[j] = j >= 1 ? COMB(OP, w[j - 1], w[j]) : EDGE(OP, w[j]); \
+    for (int j = 0; j < b; j++) z[j] = j >= 2 ? COMB(OP, w[j - 2], w[j]) : EDGE(OP, w[j]);  \
+    for (int j = 0; j < b; j++) w[j] = j >= 4 ? COMB(OP, z[j - 4], z[j]) : EDGE(OP, z[j]);  \
     if (write) {                                                                           \
       if (g->exclusive) {                                                                  \
-        STORE(i, OP(g, s, f));                                                             \
+        STORE(i, FIRST);                                                                   \
         for (int j = 1; j < b; j++) STORE(i + j, OP(g, s, w[j - 1]));                      \
       } else {                                                                             \
         for (int j = 0; j < b; j++) STORE(i + j, OP(g, s, w[j]));                          \
       }                                                                                    \
     }                                                                                      \
     s = OP(g, s, w[b - 1]);                                                                \
-    t = OP(g, t, w[b - 1]);                                                                \
-  }                                                                                        \
-  KERNEL_TAIL
+    if (TOT) t = OP(g, t, w[b - 1]);                                                       \
+  }
 
-/* AFFINE of floats: blocks of 8 as BLOCK_KERNEL, with the order of operands kept (the
- * earlier map first: OP(earlier, later)) and no fill: in a step, a lane with no term k
- * lanes back keeps its value (composing with the identity (1, 0) instead would make
- * A·0 NaN for an infinite A, and -0.0 + +0.0 +0.0). Then out[j] = s ∘ w[j] (exclusive:
- * out[j] = s ∘ w[j-1], out[0] = s), s = s ∘ w[b-1]. The full blocks of contiguous data in
- * vector code (scan_affine.c, g->pair): the same bits. Integer AFFINE (modulo 2^64) is
- * exact and runs RUN_KERNEL, its full blocks through g->pair too. */
+/* Float SUM and PROD: a term before the block's start is FILL (−0.0, which adds exactly
+ * nothing, or 1.0), as the lanes a vector shifts in, and the later operand comes first,
+ * as in the vector code (x86 keeps the first operand's NaN payload). A vector kernel of
+ * the same steps (scan_simd.c, contiguous data) runs the full blocks first when g->simd
+ * is set: the same bits. */
+#define BLOCK_KERNEL(NAME, A, LOAD, STORE, OP, FILL)                                       \
+  KERNEL_HEAD(NAME, A)                                                                     \
+  const A f = FILL;                                                                        \
+  int64_t i = !g->simd ? 0                                                                 \
+              : !write && g->simd_reduce ? g->simd_reduce(g, x, o, m, &s, &t, 0)           \
+                                         : g->simd(g, x, o, m, &s, &t, write);             \
+  BLOCK_STEPS(A, LOAD, STORE, OP, COMB_LATER_FIRST, EDGE_FILL, OP(g, s, f), 1)             \
+  KERNEL_TAIL
+#define COMB_LATER_FIRST(OP, e, l) OP(g, l, e)
+#define EDGE_FILL(OP, v) OP(g, v, f)
+
+/* AFFINE of floats: the same blocks with the order of operands kept (the earlier map
+ * first) and no fill: a lane with no term k lanes back keeps its value (composing with the
+ * identity (1, 0) instead would make A·0 NaN for an infinite A, and -0.0 + +0.0 +0.0);
+ * exclusive, out[0] = s. The full blocks of contiguous data in vector code (scan_affine.c,
+ * g->pair): the same bits. Integer AFFINE (modulo 2^64) is exact and runs RUN_KERNEL, its
+ * full blocks through g->pair too. The total may be NULL (tally__scan_impl.total_optional). */
 #define AFF_BLOCK_KERNEL(NAME, A, LOAD, STORE, OP)                                         \
   static void NAME(const tally__scan_args *g, const char *x, const char *y, char *o,       \
                    int64_t m, tally__sacc *carry, tally__sacc *total, int write) {        \
@@ -172,27 +181,12 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
     memcpy(&s, carry, sizeof s);                                                           \
     memcpy(&t, total ? total : &g->identity, sizeof t);                                    \
     int64_t i = g->pair ? g->pair(g, x, y, o, m, &s, total ? &t : NULL, write) : 0;        \
-    for (; i < m; i += 8) {                                                                \
-      int b = m - i < 8 ? (int)(m - i) : 8;                                                \
-      A w[8], z[8];                                                                        \
-      for (int j = 0; j < b; j++) w[j] = LOAD(i + j);                                      \
-      for (int j = b - 1; j >= 1; j--) w[j] = OP(g, w[j - 1], w[j]);                       \
-      for (int j = 0; j < b; j++) z[j] = j >= 2 ? OP(g, w[j - 2], w[j]) : w[j];            \
-      for (int j = 0; j < b; j++) w[j] = j >= 4 ? OP(g, z[j - 4], z[j]) : z[j];            \
-      if (write) {                                                                         \
-        if (g->exclusive) {                                                                \
-          STORE(i, s);                                                                     \
-          for (int j = 1; j < b; j++) STORE(i + j, OP(g, s, w[j - 1]));                    \
-        } else {                                                                           \
-          for (int j = 0; j < b; j++) STORE(i + j, OP(g, s, w[j]));                        \
-        }                                                                                  \
-      }                                                                                    \
-      s = OP(g, s, w[b - 1]);                                                              \
-      if (total) t = OP(g, t, w[b - 1]);                                                   \
-    }                                                                                      \
+    BLOCK_STEPS(A, LOAD, STORE, OP, COMB_EARLIER_FIRST, EDGE_KEEP, s, total)               \
     memcpy(carry, &s, sizeof s);                                                           \
     if (total) memcpy(total, &t, sizeof t);                                                \
   }
+#define COMB_EARLIER_FIRST(OP, e, l) OP(g, e, l)
+#define EDGE_KEEP(OP, v) (v)
 
 /* ------------------------------------------------------------ integer SUM, PROD */
 
