@@ -78,7 +78,7 @@ static inline double nz(const tally__scan_args *g, double v, double neutral) {
     memcpy(&s, carry, sizeof s);                                                           \
     if (total) memcpy(&t, total, sizeof t);                                                \
     else memset(&t, 0, sizeof t);                                                          \
-    /* the full vectors first (scan_exact.c, contiguous data): the same bits */            \
+    /* the full vectors first (scan_exact.c; AFFINE scan_affine.c): the same bits */     \
     const int64_t i0 = COMM && g->simd ? g->simd(g, x, o, m, &s, total ? &t : NULL, write)  \
                        : g->pair ? g->pair(g, x, y, o, m, &s, total ? &t : NULL, write) : 0;   \
   if (!write && COMM) {                                                                    \
