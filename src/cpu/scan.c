@@ -459,7 +459,8 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   j.g.bo1 = p->so1 * rs;
   j.g.identity = j.im.identity;
   /* Contiguous float sums and products run their full blocks in vector code (the same
-   * bits); f16 and bf16 through the f32 kernels, on pieces converted to f32. */
+   * bits); f16 and bf16 converted in registers (the set's lanes_d) or, where it has
+   * none, through the f32 kernels on pieces converted to f32. */
   const tally__scan_simd_set *v = c->isa == TALLY__ISA_AVX512 ? scan_set_avx512()
                                   : c->isa == TALLY__ISA_AVX2 ? &tally__scan_simd_avx2
                                                                : &tally__scan_simd_scalar;

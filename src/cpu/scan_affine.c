@@ -27,8 +27,6 @@
 
 #if defined(__AVX2__)
 
-#define AI2 static inline __attribute__((always_inline))
-
 /* ------------------------------------------------------------ 8 lanes */
 
 /* Native 8-lane vectors (any lane type): v shifted up by k lanes, the lanes below k from
@@ -65,18 +63,18 @@ typedef u64x8 WUV;
 #define W_SPLAT N_SPLAT
 #define W_LANE0 N_LANE0
 /* one vcvtps2pd / vcvtpd2ps (GCC 12 converted the generic vectors in 256-bit halves) */
-AI2 WDV wd_of_f32(vf8 f) { return (WDV)_mm512_cvtps_pd((__m256)f); }
-AI2 vf8 wd_to_f32(WDV v) { return (vf8)_mm512_cvtpd_ps((__m512d)v); }
-AI2 WDV wd_load(const char *p) { WDV v; memcpy(&v, p, sizeof v); return v; }
-AI2 WUV wu_load(const char *p) { WUV v; memcpy(&v, p, sizeof v); return v; }
+AI WDV wd_of_f32(vf8 f) { return (WDV)_mm512_cvtps_pd((__m256)f); }
+AI vf8 wd_to_f32(WDV v) { return (vf8)_mm512_cvtpd_ps((__m512d)v); }
+AI WDV wd_load(const char *p) { WDV v; memcpy(&v, p, sizeof v); return v; }
+AI WUV wu_load(const char *p) { WUV v; memcpy(&v, p, sizeof v); return v; }
 /* 16 values [a0 b0 a1 b1 ...] at p */
-AI2 void wd_store2(char *p, WDV a, WDV b) {
+AI void wd_store2(char *p, WDV a, WDV b) {
   WDV lo = __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
   WDV hi = __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
   memcpy(p, &lo, sizeof lo);
   memcpy(p + sizeof lo, &hi, sizeof hi);
 }
-AI2 void wu_store2(char *p, WUV a, WUV b) {
+AI void wu_store2(char *p, WUV a, WUV b) {
   WUV lo = __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
   WUV hi = __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
   memcpy(p, &lo, sizeof lo);
@@ -121,21 +119,21 @@ typedef struct { u4 lo, hi; } WUV;
 #define W_ADD(a, b) ((__typeof__(a)){(a).lo + (b).lo, (a).hi + (b).hi})
 #define W_SPLAT(T, s) ((T){{s, s, s, s}, {s, s, s, s}})
 #define W_LANE0(v) ((v).lo[0])
-AI2 WDV wd_of_f32(vf8 f) {
+AI WDV wd_of_f32(vf8 f) {
   f4 lo = __builtin_shufflevector(f, f, 0, 1, 2, 3), hi = __builtin_shufflevector(f, f, 4, 5, 6, 7);
   return (WDV){__builtin_convertvector(lo, d4), __builtin_convertvector(hi, d4)};
 }
-AI2 vf8 wd_to_f32(WDV v) {
+AI vf8 wd_to_f32(WDV v) {
   f4 lo = __builtin_convertvector(v.lo, f4), hi = __builtin_convertvector(v.hi, f4);
   return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
 }
-AI2 WDV wd_load(const char *p) {
+AI WDV wd_load(const char *p) {
   WDV v;
   memcpy(&v.lo, p, 32);
   memcpy(&v.hi, p + 32, 32);
   return v;
 }
-AI2 WUV wu_load(const char *p) {
+AI WUV wu_load(const char *p) {
   WUV v;
   memcpy(&v.lo, p, 32);
   memcpy(&v.hi, p + 32, 32);
@@ -149,8 +147,8 @@ AI2 WUV wu_load(const char *p) {
                                 __builtin_shufflevector((a).hi, (b).hi, 2, 6, 3, 7)};        \
     memcpy((p), q_, sizeof q_);                                                              \
   } while (0)
-AI2 void wd_store2(char *p, WDV a, WDV b) { STORE2_HALVES(p, a, b); }
-AI2 void wu_store2(char *p, WUV a, WUV b) { STORE2_HALVES(p, a, b); }
+AI void wd_store2(char *p, WDV a, WDV b) { STORE2_HALVES(p, a, b); }
+AI void wu_store2(char *p, WUV a, WUV b) { STORE2_HALVES(p, a, b); }
 #define WU_LOAD_INT(T, p)                                                                    \
   ({                                                                                         \
     typedef T t4_ __attribute__((vector_size(4 * sizeof(T))));                               \
@@ -162,7 +160,7 @@ AI2 void wu_store2(char *p, WUV a, WUV b) { STORE2_HALVES(p, a, b); }
 #endif
 
 /* 16 floats [a0 b0 a1 b1 ...] at p */
-AI2 void f8_store2(char *p, vf8 a, vf8 b) {
+AI void f8_store2(char *p, vf8 a, vf8 b) {
   vf8 lo = __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
   vf8 hi = __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
   memcpy(p, &lo, sizeof lo);
@@ -245,7 +243,7 @@ AI2 void f8_store2(char *p, vf8 a, vf8 b) {
 
 /* A tally__scan_pair_fn: s, t (t may be NULL) hold (A, B) as S. One loop per option set. */
 #define PAIR_KERNEL(NAME, P, V, S, LOAD, STORE, KEEPS, EZ, TREE)                                   \
-  AI2 int64_t NAME##_(const char *x, const char *y, char *o, int64_t m, S s[2], S t[2],     \
+  AI int64_t NAME##_(const char *x, const char *y, char *o, int64_t m, S s[2], S t[2],     \
                       int write, int excl, int tot) {                                        \
     int64_t i = 0;                                                                           \
     if (TREE && !write) PAIR_TOTALS(P, V, S, LOAD);                                                \
@@ -292,7 +290,7 @@ AI2 void f8_store2(char *p, vf8 a, vf8 b) {
 #define LD_64(i, A, B) (A = wu_load(x + 8 * (i)), B = wu_load(y + 8 * (i)))
 #define ST_U64(i, A, B) wu_store2(o + 16 * (i), A, B)
 
-AI2 vf8 ld_vf8(const char *p) { vf8 v; memcpy(&v, p, sizeof v); return v; }
+AI vf8 ld_vf8(const char *p) { vf8 v; memcpy(&v, p, sizeof v); return v; }
 
 PAIR_KERNEL(aff_d_f64, W, WDV, double, LD_F64, ST_D64, 1, -0.0, 0)
 PAIR_KERNEL(aff_d_f32, W, WDV, double, LD_F32D, ST_D32, 1, -0.0, 1)
