@@ -80,14 +80,24 @@ AI void wu_store2(char *p, WUV a, WUV b) {
   memcpy(p, &lo, sizeof lo);
   memcpy(p + sizeof lo, &hi, sizeof hi);
 }
-/* 8 integers of type T at p, sign- or zero-extended (as T's conversion) to u64 lanes */
-#define WU_LOAD_INT(T, p)                                                                    \
-  ({                                                                                         \
-    typedef T t8_ __attribute__((vector_size(8 * sizeof(T))));                               \
-    t8_ v_;                                                                                  \
-    memcpy(&v_, (p), sizeof v_);                                                             \
-    (WUV)__builtin_convertvector(v_, i64x8);                                                 \
-  })
+/* 8 integers of type T at p, sign- or zero-extended (as T's conversion) to u64 lanes, by
+ * one vpmov[sz]x: GCC 12 built __builtin_convertvector's widening from bytes out of eight
+ * scalar extractions and inserts (u8 AFFINE at 2^24, 1 thread, Xeon: 52.7 ms) */
+AI WUV wu_widen(const char *p, int size, int sgn) {
+  const __m128i q = _mm_loadl_epi64((const __m128i *)(const void *)p); /* 8 bytes */
+  switch (size) {
+  case 1: return (WUV)(sgn ? _mm512_cvtepi8_epi64(q) : _mm512_cvtepu8_epi64(q));
+  case 2: {
+    const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return (WUV)(sgn ? _mm512_cvtepi16_epi64(h) : _mm512_cvtepu16_epi64(h));
+  }
+  default: {
+    const __m256i w = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    return (WUV)(sgn ? _mm512_cvtepi32_epi64(w) : _mm512_cvtepu32_epi64(w));
+  }
+  }
+}
+#define WU_LOAD_INT(T, S, p) wu_widen((p), (int)sizeof(T), S)
 #else
 /* 64-bit lanes: two 256-bit halves (AVX2), lanes 0-3 and 4-7. */
 typedef double d4 __attribute__((vector_size(32)));
@@ -149,14 +159,21 @@ AI WUV wu_load(const char *p) {
   } while (0)
 AI void wd_store2(char *p, WDV a, WDV b) { STORE2_HALVES(p, a, b); }
 AI void wu_store2(char *p, WUV a, WUV b) { STORE2_HALVES(p, a, b); }
-#define WU_LOAD_INT(T, p)                                                                    \
-  ({                                                                                         \
-    typedef T t4_ __attribute__((vector_size(4 * sizeof(T))));                               \
-    t4_ l_, h_;                                                                              \
-    memcpy(&l_, (p), sizeof l_);                                                             \
-    memcpy(&h_, (p) + sizeof l_, sizeof h_);                                                 \
-    (WUV){(u4)__builtin_convertvector(l_, i4), (u4)__builtin_convertvector(h_, i4)};         \
-  })
+/* as the AVX-512 one, in halves; AVX2 takes it for 4-byte integers only (see the end) */
+AI WUV wu_widen(const char *p, int size, int sgn) {
+  __m128i l, h; /* the 8 elements' bytes, no more */
+  if (size == 1) l = _mm_loadl_epi64((const __m128i *)(const void *)p), h = _mm_srli_si128(l, 4);
+  else l = _mm_loadu_si128((const __m128i *)(const void *)p), h = _mm_srli_si128(l, 8);
+  if (size == 4) h = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+#define WIDEN_(f) (WUV){(u4)f(l), (u4)f(h)}
+  switch (size) {
+  case 1: return sgn ? WIDEN_(_mm256_cvtepi8_epi64) : WIDEN_(_mm256_cvtepu8_epi64);
+  case 2: return sgn ? WIDEN_(_mm256_cvtepi16_epi64) : WIDEN_(_mm256_cvtepu16_epi64);
+  default: return sgn ? WIDEN_(_mm256_cvtepi32_epi64) : WIDEN_(_mm256_cvtepu32_epi64);
+  }
+#undef WIDEN_
+}
+#define WU_LOAD_INT(T, S, p) wu_widen((p), (int)sizeof(T), S)
 #endif
 
 /* 16 floats [a0 b0 a1 b1 ...] at p */
@@ -280,13 +297,13 @@ AI void f8_store2(char *p, vf8 a, vf8 b) {
 #define LD_BF16F(i, A, B) (A = bf16x8_to_vf8(H16(x + 2 * (i))), B = bf16x8_to_vf8(H16(y + 2 * (i))))
 #define ST_F32(i, A, B) f8_store2(o + 8 * (i), A, B)
 /* integers in u64 lanes */
-#define LD_INT(T, i, A, B) (A = WU_LOAD_INT(T, x + sizeof(T) * (i)), B = WU_LOAD_INT(T, y + sizeof(T) * (i)))
-#define LD_I8(i, A, B) LD_INT(int8_t, i, A, B)
-#define LD_I16(i, A, B) LD_INT(int16_t, i, A, B)
-#define LD_I32(i, A, B) LD_INT(int32_t, i, A, B)
-#define LD_U8(i, A, B) LD_INT(uint8_t, i, A, B)
-#define LD_U16(i, A, B) LD_INT(uint16_t, i, A, B)
-#define LD_U32(i, A, B) LD_INT(uint32_t, i, A, B)
+#define LD_INT(T, S, i, A, B) (A = WU_LOAD_INT(T, S, x + sizeof(T) * (i)), B = WU_LOAD_INT(T, S, y + sizeof(T) * (i)))
+#define LD_I8(i, A, B) LD_INT(int8_t, 1, i, A, B)
+#define LD_I16(i, A, B) LD_INT(int16_t, 1, i, A, B)
+#define LD_I32(i, A, B) LD_INT(int32_t, 1, i, A, B)
+#define LD_U8(i, A, B) LD_INT(uint8_t, 0, i, A, B)
+#define LD_U16(i, A, B) LD_INT(uint16_t, 0, i, A, B)
+#define LD_U32(i, A, B) LD_INT(uint32_t, 0, i, A, B)
 #define LD_64(i, A, B) (A = wu_load(x + 8 * (i)), B = wu_load(y + 8 * (i)))
 #define ST_U64(i, A, B) wu_store2(o + 16 * (i), A, B)
 
@@ -311,7 +328,9 @@ tally__scan_pair_fn CAT(tally__scan_affine_, TALLY_ISA)(tally_dtype dt, int fast
 #if TALLY_AVX2_HALVES
   /* AVX2 has no 64-bit multiply: GCC's emulation (three 32-bit ones) left the narrow
    * integers slower than the scalar chain (2^26, 2 threads, AMD EPYC, 2026-11-27, ms:
-   * u8 130-137 against 108-110, i16 134-136 against 107-114; u32 137 against 169-186) */
+   * u8 130-137 against 108-110, i16 134-136 against 107-114; u32 137 against 169-186).
+   * With one vpmovzx/vpmovsx a load (wu_widen) a Xeon's AVX2 set gained little on them
+   * (2026-11-27, same size: u8 144 against 155, i16 146 against 161), unmeasured on AMD. */
   if (tally__dtype_kind(dt) != TALLY__KIND_FLOAT && tally_dtype_size(dt) < 4) return NULL;
 #endif
   switch (dt) {
