@@ -15,6 +15,8 @@ extern tally__kernel_table tally__cpu_kernels_scalar, tally__cpu_kernels_avx2,
 const char *tally__isa_name(tally__isa isa);
 /* The best ISA this CPU and OS support. */
 tally__isa tally__isa_detect(void);
+/* Whether the processor is AMD's: some kernel choices differ by vendor (scan_affine.c). */
+int tally__cpu_is_amd(void);
 /* Parse "scalar", "avx2", "avx512"; -1 if unknown. */
 int tally__isa_parse(const char *name);
 /* The CPU's model name, e.g. from /proc/cpuinfo; "" if unknown. */

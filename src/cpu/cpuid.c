@@ -2,6 +2,7 @@
 #include "cpu.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *tally__isa_name(tally__isa isa) {
@@ -29,6 +30,18 @@ tally__isa tally__isa_detect(void) {
     return TALLY__ISA_AVX2;
 #endif
   return TALLY__ISA_SCALAR;
+}
+
+int tally__cpu_is_amd(void) {
+  /* $TALLY_CPU_AMD=0 or 1 takes the other vendor's choices (tests run both on one machine) */
+  const char *e = getenv("TALLY_CPU_AMD");
+  if (e && (e[0] == '0' || e[0] == '1') && !e[1]) return e[0] == '1';
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amd");
+#else
+  return 0;
+#endif
 }
 
 void tally__cpu_model(char *buf, size_t len) {

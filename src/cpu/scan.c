@@ -514,10 +514,10 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   /* Contiguous AFFINE (a's, b's and the pairs out) runs its full blocks in vector code
    * (scan_affine.c; the same bits). */
   if (p->op == TALLY_AFFINE && p->sx == 1 && p->sy == 1 && p->so0 == 2 && p->so1 == 1) {
-    tally__scan_pair_fn (*aff)(tally_dtype, int) =
+    tally__scan_pair_fn (*aff)(tally_dtype, int, int) =
         c->isa == TALLY__ISA_AVX512 ? tally__scan_affine_avx512
         : c->isa == TALLY__ISA_AVX2 ? tally__scan_affine_avx2 : tally__scan_affine_scalar;
-    j.g.pair = aff(p->dtype, fast);
+    j.g.pair = aff(p->dtype, fast, !tally__cpu_is_amd());
   }
   j.bx_el = j.g.bx;
   j.by_el = j.g.by;

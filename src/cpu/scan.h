@@ -92,9 +92,9 @@ tally__scan_simd_fn tally__scan_exact_avx512(tally_op op, tally_dtype dt);
 
 /* AFFINE's vector kernel of one ISA for a dtype (fast: f32 lanes for f16/bf16/f32), or
  * NULL (the scalar set; bool). */
-tally__scan_pair_fn tally__scan_affine_scalar(tally_dtype dt, int fast);
-tally__scan_pair_fn tally__scan_affine_avx2(tally_dtype dt, int fast);
-tally__scan_pair_fn tally__scan_affine_avx512(tally_dtype dt, int fast);
+tally__scan_pair_fn tally__scan_affine_scalar(tally_dtype dt, int fast, int tree8);
+tally__scan_pair_fn tally__scan_affine_avx2(tally_dtype dt, int fast, int tree8);
+tally__scan_pair_fn tally__scan_affine_avx512(tally_dtype dt, int fast, int tree8);
 
 /* The compensated f64 SUM's (DEFAULT) vector kernels of one ISA (scan_dd.c: blocks of
  * scan_dd.h's DD_BLOCK elements, not of 8), or NULLs (the scalar set). */

@@ -310,6 +310,7 @@ AI void f8_store2(char *p, vf8 a, vf8 b) {
 AI vf8 ld_vf8(const char *p) { vf8 v; memcpy(&v, p, sizeof v); return v; }
 
 PAIR_KERNEL(aff_d_f64, W, WDV, double, LD_F64, ST_D64, 1, -0.0, 0)
+PAIR_KERNEL(aff_d_f64_t, W, WDV, double, LD_F64, ST_D64, 1, -0.0, 1)
 PAIR_KERNEL(aff_d_f32, W, WDV, double, LD_F32D, ST_D32, 1, -0.0, 1)
 PAIR_KERNEL(aff_d_f16, W, WDV, double, LD_F16D, ST_D32, 1, -0.0, 1)
 PAIR_KERNEL(aff_d_bf16, W, WDV, double, LD_BF16D, ST_D32, 1, -0.0, 1)
@@ -323,8 +324,16 @@ PAIR_KERNEL(aff_u8, W, WUV, uint64_t, LD_U8, ST_U64, 0, 0, 1)
 PAIR_KERNEL(aff_u16, W, WUV, uint64_t, LD_U16, ST_U64, 0, 0, 1)
 PAIR_KERNEL(aff_u32, W, WUV, uint64_t, LD_U32, ST_U64, 0, 0, 1)
 PAIR_KERNEL(aff_64, W, WUV, uint64_t, LD_64, ST_U64, 0, 0, 0)
+PAIR_KERNEL(aff_64_t, W, WUV, uint64_t, LD_64, ST_U64, 0, 0, 1)
 
-tally__scan_pair_fn CAT(tally__scan_affine_, TALLY_ISA)(tally_dtype dt, int fast) {
+/* tree8: pass 1 of 8-byte inputs by the even/odd tree too (PAIR_TOTALS), as the narrower
+ * ones always. It multiplies 14 times for 64 elements where the block loop multiplies 64
+ * (pairs of 8 for each block's steps and total), and wins where multiplications are
+ * dear: Intel's vpmullq is three µops, AVX2's 64-bit one three vpmuludq (2^26, 2 threads,
+ * a 2-core Xeon, 2026-11-27, ms: i64 164-183 -> 128-148, f64 131-151 -> 117-131; AVX2
+ * set i64 244 -> 158-187). On an AMD EPYC (Zen 4) it lost (f64 69-74 -> 77-87, i64 64-76
+ * -> 80-104): scan.c passes tree8 = 0 on AMD processors. */
+tally__scan_pair_fn CAT(tally__scan_affine_, TALLY_ISA)(tally_dtype dt, int fast, int tree8) {
 #if TALLY_AVX2_HALVES
   /* AVX2 has no 64-bit multiply: GCC's emulation (three 32-bit ones) left the narrow
    * integers slower than the scalar chain (2^26, 2 threads, AMD EPYC, 2026-11-27, ms:
@@ -334,7 +343,7 @@ tally__scan_pair_fn CAT(tally__scan_affine_, TALLY_ISA)(tally_dtype dt, int fast
   if (tally__dtype_kind(dt) != TALLY__KIND_FLOAT && tally_dtype_size(dt) < 4) return NULL;
 #endif
   switch (dt) {
-  case TALLY_F64: return aff_d_f64;
+  case TALLY_F64: return tree8 ? aff_d_f64_t : aff_d_f64;
   case TALLY_F32: return fast ? aff_f_f32 : aff_d_f32;
   case TALLY_F16: return fast ? aff_f_f16 : aff_d_f16;
   case TALLY_BF16: return fast ? aff_f_bf16 : aff_d_bf16;
@@ -344,15 +353,15 @@ tally__scan_pair_fn CAT(tally__scan_affine_, TALLY_ISA)(tally_dtype dt, int fast
   case TALLY_U8: return aff_u8;
   case TALLY_U16: return aff_u16;
   case TALLY_U32: return aff_u32;
-  case TALLY_I64: case TALLY_U64: return aff_64;
+  case TALLY_I64: case TALLY_U64: return tree8 ? aff_64_t : aff_64;
   default: return NULL;
   }
 }
 
 #else
 
-tally__scan_pair_fn CAT(tally__scan_affine_, TALLY_ISA)(tally_dtype dt, int fast) {
-  (void)dt, (void)fast;
+tally__scan_pair_fn CAT(tally__scan_affine_, TALLY_ISA)(tally_dtype dt, int fast, int tree8) {
+  (void)dt, (void)fast, (void)tree8;
   return NULL;
 }
 

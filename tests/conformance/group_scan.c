@@ -494,6 +494,7 @@ static void threads(tc_run *R) {
                                      "cpu:threads=4,parallel_bytes=0,isa=scalar"};
   for (size_t k = 0; k < sizeof combos / sizeof *combos; k++) {
     uint64_t id;
+    if (!tc_wanted(R, combos[k].op, combos[k].dt)) continue; /* --ops, --dtypes */
     if (!tc_begin(R, &id)) continue;
     sc_case c = {0};
     c.op = combos[k].op;
@@ -636,6 +637,7 @@ static void device_arrays(tc_run *R) {
       {TALLY_SUM, TALLY_F64}, {TALLY_MAX, TALLY_I32}, {TALLY_SUM, TALLY_I64}};
   for (size_t k = 0; k < sizeof combos / sizeof *combos; k++) {
     uint64_t id;
+    if (!tc_wanted(R, combos[k].op, combos[k].dt)) continue; /* --ops, --dtypes */
     if (!tc_begin(R, &id)) continue;
     sc_case c = {0};
     c.op = combos[k].op;
