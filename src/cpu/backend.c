@@ -111,6 +111,7 @@ static tally_status cpu_open(const char *args, tally_context **out) {
   c->base.backend = &tally__cpu_backend;
   c->threads = threads;
   c->isa = isa;
+  c->amd = tally__cpu_is_amd();
   c->kernels = table_for(isa);
   c->parallel_bytes = parallel_bytes;
   c->pool = tally__pool_create(threads);

@@ -29,6 +29,7 @@ typedef struct {
   tally__pool *pool;
   int threads;
   tally__isa isa;
+  int amd; /* an AMD processor ($TALLY_CPU_AMD overrides): see tally__cpu_is_amd */
   const tally__kernel (*kernels)[TALLY_DTYPE_COUNT_];
   int64_t parallel_bytes; /* below this many input bytes, one thread */
   void *scratch;          /* chunk parts for tally_reduce, grown on demand */

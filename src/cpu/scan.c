@@ -517,7 +517,7 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
     tally__scan_pair_fn (*aff)(tally_dtype, int, int) =
         c->isa == TALLY__ISA_AVX512 ? tally__scan_affine_avx512
         : c->isa == TALLY__ISA_AVX2 ? tally__scan_affine_avx2 : tally__scan_affine_scalar;
-    j.g.pair = aff(p->dtype, fast, !tally__cpu_is_amd());
+    j.g.pair = aff(p->dtype, fast, !c->amd);
   }
   j.bx_el = j.g.bx;
   j.by_el = j.g.by;

@@ -84,9 +84,11 @@ AI void wu_store2(char *p, WUV a, WUV b) {
  * one vpmov[sz]x: GCC 12 built __builtin_convertvector's widening from bytes out of eight
  * scalar extractions and inserts (u8 AFFINE at 2^24, 1 thread, Xeon: 52.7 ms) */
 AI WUV wu_widen(const char *p, int size, int sgn) {
-  const __m128i q = _mm_loadl_epi64((const __m128i *)(const void *)p); /* 8 bytes */
   switch (size) {
-  case 1: return (WUV)(sgn ? _mm512_cvtepi8_epi64(q) : _mm512_cvtepu8_epi64(q));
+  case 1: {
+    const __m128i q = _mm_loadl_epi64((const __m128i *)(const void *)p); /* 8 bytes */
+    return (WUV)(sgn ? _mm512_cvtepi8_epi64(q) : _mm512_cvtepu8_epi64(q));
+  }
   case 2: {
     const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)p);
     return (WUV)(sgn ? _mm512_cvtepi16_epi64(h) : _mm512_cvtepu16_epi64(h));
@@ -332,7 +334,8 @@ PAIR_KERNEL(aff_64_t, W, WUV, uint64_t, LD_64, ST_U64, 0, 0, 1)
  * dear: Intel's vpmullq is three µops, AVX2's 64-bit one three vpmuludq (2^26, 2 threads,
  * a 2-core Xeon, 2026-11-27, ms: i64 164-183 -> 128-148, f64 131-151 -> 117-131; AVX2
  * set i64 244 -> 158-187). On an AMD EPYC (Zen 4) it lost (f64 69-74 -> 77-87, i64 64-76
- * -> 80-104): scan.c passes tree8 = 0 on AMD processors. */
+ * -> 80-104): scan.c passes tree8 = 0 on AMD processors
+ * (the context's `amd`, read when it opens). */
 tally__scan_pair_fn CAT(tally__scan_affine_, TALLY_ISA)(tally_dtype dt, int fast, int tree8) {
 #if TALLY_AVX2_HALVES
   /* AVX2 has no 64-bit multiply: GCC's emulation (three 32-bit ones) left the narrow
