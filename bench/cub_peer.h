@@ -21,8 +21,8 @@ typedef struct {
   char version[32]; /* after cub_peer_check: CUB's version */
 } cub_peer;
 
-/* CUB_SCAN: cub::DeviceScan::InclusiveSum, or InclusiveScan of MIN or MAX (f32, f64, i32,
- * i64; element counts);
+/* CUB_SCAN: cub::DeviceScan's inclusive scan of SUM, PROD, MIN, MAX or AFFINE (maps zipped
+ * from two arrays), every dtype but bool, into tally's result type (element counts);
  * CUB_COPY: a device-to-device copy of the same bytes (sizes in bytes), a scan's ceiling. */
 /* CUB_HIST, CUB_HIST_SKEW: cub::DeviceHistogram::HistogramEven, 256 bins, f32 or u8, on
  * uniform data or every value in one bin. */

@@ -4,6 +4,9 @@
  *            [--reps N] [--seed N] [--device K] [--flush-bytes B] [--json [--samples]]
  *   cub_peer --probe [--dtype T] --sizes LIST ...   the read probe: the bandwidth ceiling
  *   cub_peer --h2d [--dtype T] --sizes LIST ...     pinned host-to-device copy bandwidth
+ *   cub_peer --scan [--op sum|prod|min|max|affine] --dtype T --sizes LIST ...
+ *                                                   cub::DeviceScan, any of tally's dtypes
+ *   cub_peer --copy, --hist: see run_copy, run_hist
  *
  * Sizes are element counts of --dtype (default f32; u8, bytes, for --probe and --h2d
  * only): 2^K, numbers, 2^A..2^B[:S] ranges, comma lists. Per size: the input is filled on
@@ -42,7 +45,11 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_histogram.cuh>
 #include <cub/version.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -66,7 +73,8 @@ const char usage[] =
     "usage: cub_peer --op sum|min|max|argmin|argmax --dtype f32|f64|i32|i64 --sizes LIST\n"
     "                [--reps N] [--seed N] [--device K] [--flush-bytes B] [--json [--samples]]\n"
     "       cub_peer --probe|--h2d|--copy [--dtype T|u8] --sizes LIST [--reps N] [--device K] [--json]\n"
-    "       cub_peer --scan [--op sum|min|max] --dtype f32|f64|i32|i64 --sizes LIST ...\n"
+    "       cub_peer --scan [--op sum|prod|min|max|affine] --dtype T --sizes LIST ...\n"
+    "            (T: f32 f64 f16 bf16 i8 i16 i32 i64 u8 u16 u32 u64)\n"
     "       cub_peer --hist [--skew] --dtype f32|u8 --sizes LIST ...   (256 even bins)\n"
     "LIST: comma list of 2^K, counts, and ranges 2^A..2^B[:step]. --flush-bytes: size of\n"
     "each of the L2 flush's two buffers (default 4 x L2; 0: no flush). Exit 77: no CUDA GPU.\n";
@@ -88,12 +96,15 @@ void check(cudaError_t e, const char *what, int line) {
 #define CK(call) check((call), #call, __LINE__)
 
 enum class Mode { cub, probe, h2d, scan, copy, hist };
-enum class Op { sum, min, max, argmin, argmax };
-enum class Dtype { f32, f64, i32, i64, u8 }; /* u8: --probe and --h2d only (bytes) */
+enum class Op { sum, min, max, argmin, argmax, prod, affine };
+/* DeviceReduce: the first four; --hist: f32, u8; --scan: all; --probe, --h2d, --copy: any
+ * (they move bytes) */
+enum class Dtype { f32, f64, i32, i64, u8, i8, i16, u16, u32, u64, f16, bf16 };
 
-const char *op_names[] = {"sum", "min", "max", "argmin", "argmax"};
-const char *dtype_names[] = {"f32", "f64", "i32", "i64", "u8"};
-const size_t dtype_sizes[] = {4, 8, 4, 8, 1};
+const char *op_names[] = {"sum", "min", "max", "argmin", "argmax", "prod", "affine"};
+const char *dtype_names[] = {"f32", "f64", "i32", "i64", "u8", "i8", "i16", "u16", "u32", "u64", "f16", "bf16"};
+const size_t dtype_sizes[] = {4, 8, 4, 8, 1, 1, 2, 2, 4, 8, 2, 2};
+constexpr int NOPS = 7, NDTYPES = 12;
 
 struct Options {
   Mode mode = Mode::cub;
@@ -191,13 +202,13 @@ Options parse(int argc, char **argv) {
       std::exit(0);
     } else if (!std::strcmp(a, "--op")) {
       const char *s = value();
-      if (!parse_name(s, op_names, 5, &o.op))
-        fail(2, "--op: %s: expected sum, min, max, argmin or argmax", s);
+      if (!parse_name(s, op_names, NOPS, &o.op))
+        fail(2, "--op: %s: expected sum, min, max, argmin, argmax, prod or affine", s);
       o.have_op = true;
     } else if (!std::strcmp(a, "--dtype")) {
       const char *s = value();
-      if (!parse_name(s, dtype_names, 5, &o.dtype))
-        fail(2, "--dtype: %s: expected f32, f64, i32, i64 (or u8 with --probe, --h2d)", s);
+      if (!parse_name(s, dtype_names, NDTYPES, &o.dtype))
+        fail(2, "--dtype: %s: expected f32, f64, i32, i64, u8, i8, i16, u16, u32, u64, f16 or bf16", s);
     } else if (!std::strcmp(a, "--sizes")) {
       parse_sizes(value(), &o.sizes);
       have_sizes = true;
@@ -243,12 +254,14 @@ Options parse(int argc, char **argv) {
     fail(2, "--op is required, or --probe / --h2d / --copy / --scan (see --help)");
   if (o.mode != Mode::cub && o.mode != Mode::scan && o.have_op)
     fail(2, "--op goes only with DeviceReduce (no mode flag) or --scan");
-  if (o.mode == Mode::scan && o.op != Op::sum && o.op != Op::min && o.op != Op::max)
-    fail(2, "--scan: --op %s: expected sum, min or max", op_names[(int)o.op]);
+  if (o.mode == Mode::scan && (o.op == Op::argmin || o.op == Op::argmax))
+    fail(2, "--scan: --op %s: expected sum, prod, min, max or affine", op_names[(int)o.op]);
+  if (o.mode == Mode::cub && (o.op == Op::prod || o.op == Op::affine))
+    fail(2, "--op %s goes only with --scan", op_names[(int)o.op]);
   if (o.mode == Mode::hist && o.dtype != Dtype::f32 && o.dtype != Dtype::u8)
     fail(2, "--hist: --dtype f32 or u8");
-  if ((o.mode == Mode::cub || o.mode == Mode::scan) && o.dtype == Dtype::u8)
-    fail(2, "--dtype u8 goes only with --probe, --h2d or --copy");
+  if (o.mode == Mode::cub && (int)o.dtype > (int)Dtype::i64)
+    fail(2, "--dtype %s: DeviceReduce takes f32, f64, i32 or i64", dtype_names[(int)o.dtype]);
   return o;
 }
 
@@ -281,8 +294,20 @@ template <> __device__ inline int32_t value_of<int32_t>(uint64_t r) {
   return (r & 64) ? -v : v;
 }
 template <> __device__ inline int64_t value_of<int64_t>(uint64_t r) { return value_of<int32_t>(r); }
+template <> __device__ inline int8_t value_of<int8_t>(uint64_t r) { return (int8_t)value_of<int32_t>(r); }
+template <> __device__ inline int16_t value_of<int16_t>(uint64_t r) { return (int16_t)value_of<int32_t>(r); }
 template <> __device__ inline uint8_t value_of<uint8_t>(uint64_t r) {
   return (uint8_t)((r & 63) + 1);
+}
+template <> __device__ inline uint16_t value_of<uint16_t>(uint64_t r) { return (uint16_t)((r & 63) + 1); }
+template <> __device__ inline uint32_t value_of<uint32_t>(uint64_t r) { return (uint32_t)((r & 63) + 1); }
+template <> __device__ inline uint64_t value_of<uint64_t>(uint64_t r) { return (r & 63) + 1; }
+/* 0.5 + k·2^-10 (f16) and 0.5 + k·2^-7 (bf16) are exact in the type, as in bench_fill */
+template <> __device__ inline __half value_of<__half>(uint64_t r) {
+  return __float2half_rn(0.5f + (float)(r >> 54) * 0x1p-10f);
+}
+template <> __device__ inline __nv_bfloat16 value_of<__nv_bfloat16>(uint64_t r) {
+  return __float2bfloat16_rn(0.5f + (float)(r >> 57) * 0x1p-7f);
 }
 
 template <class T> __global__ void fill_kernel(T *p, size_t n, uint64_t s0) {
@@ -425,6 +450,7 @@ struct Result {
   std::string text = "null"; /* the value, as JSON */
   long long index = -1;      /* ARG* */
   size_t temp_bytes = 0;     /* CUB's temporary storage */
+  double bytes = 0;          /* bytes moved, where not n x the dtype's size (x 2 for scans) */
 };
 
 void json_string(const char *s) {
@@ -444,13 +470,13 @@ void json_string(const char *s) {
 void report(const Options &o, const Device &d, const Flush &fl, const char *peer, int64_t n,
             const Stats &s, const Result &res) {
   /* scans and copies read and write their bytes: GB/s counts both */
-  double bytes = (double)n * dtype_sizes[(int)o.dtype] *
-                 (o.mode == Mode::scan || o.mode == Mode::copy ? 2 : 1);
+  double bytes = res.bytes > 0 ? res.bytes
+                                : (double)n * dtype_sizes[(int)o.dtype] *
+                                      (o.mode == Mode::scan || o.mode == Mode::copy ? 2 : 1);
+  const std::string scan_op = std::string("inclusive_") + op_names[(int)o.op];
   double gbps = bytes / s.call_med * 1e-3, gbps_k = bytes / s.kern_med * 1e-3;
   const char *op = o.mode == Mode::cub    ? op_names[(int)o.op]
-                   : o.mode == Mode::scan ? (o.op == Op::min   ? "inclusive_min"
-                                             : o.op == Op::max ? "inclusive_max"
-                                                               : "inclusive_sum")
+                   : o.mode == Mode::scan ? scan_op.c_str()
                    : o.mode == Mode::copy ? "copy"
                    : o.mode == Mode::hist ? (o.skew ? "hist256_skewed" : "hist256_uniform")
                                           : "read";
@@ -542,30 +568,33 @@ constexpr uint64_t seed_state(uint64_t seed) {
   return seed * 0x2545f4914f6cdd1dull + 1;
 } /* stream 0 */
 
-template <class T> void fill(const Device &d, T *p, int64_t n, uint64_t seed) {
-  fill_kernel<T><<<(unsigned)d.sms * 8, 256>>>(p, (size_t)n, seed_state(seed));
+/* stream k as bench_fill's: AFFINE's a's are stream 0, its b's stream 1 */
+template <class T> void fill(const Device &d, T *p, int64_t n, uint64_t seed, uint64_t stream = 0) {
+  fill_kernel<T><<<(unsigned)d.sms * 8, 256>>>(p, (size_t)n, seed_state(seed) + stream * GAMMA);
   CK(cudaGetLastError());
+}
+
+/* f(T{}) with T the C++ type of dtype t. */
+template <class F> void with_dtype(Dtype t, F f) {
+  switch (t) {
+  case Dtype::f32: f(float{}); break;
+  case Dtype::f64: f(double{}); break;
+  case Dtype::i32: f(int32_t{}); break;
+  case Dtype::i64: f(int64_t{}); break;
+  case Dtype::u8: f(uint8_t{}); break;
+  case Dtype::i8: f(int8_t{}); break;
+  case Dtype::i16: f(int16_t{}); break;
+  case Dtype::u16: f(uint16_t{}); break;
+  case Dtype::u32: f(uint32_t{}); break;
+  case Dtype::u64: f(uint64_t{}); break;
+  case Dtype::f16: f(__half{}); break;
+  case Dtype::bf16: f(__nv_bfloat16{}); break;
+  }
 }
 
 /* n elements of dtype t at p. */
 void fill_as(const Device &d, Dtype t, void *p, int64_t n, uint64_t seed) {
-  switch (t) {
-  case Dtype::f32:
-    fill(d, (float *)p, n, seed);
-    break;
-  case Dtype::f64:
-    fill(d, (double *)p, n, seed);
-    break;
-  case Dtype::i32:
-    fill(d, (int32_t *)p, n, seed);
-    break;
-  case Dtype::i64:
-    fill(d, (int64_t *)p, n, seed);
-    break;
-  case Dtype::u8:
-    fill(d, (uint8_t *)p, n, seed);
-    break;
-  }
+  with_dtype(t, [&](auto tag) { fill(d, (decltype(tag) *)p, n, seed); });
 }
 
 template <class T> void run_cub(const Options &o, const Device &d, Flush &fl, int64_t n) {
@@ -657,52 +686,143 @@ void run_h2d(const Options &o, const Device &d, Flush &fl, int64_t n) {
   CK(cudaFree(dev));
 }
 
-/* --scan: cub::DeviceScan::InclusiveSum (--op min, max: InclusiveScan with cuda::minimum,
- * cuda::maximum) into a second buffer; the result is the last value. An i32 sum is
- * scanned into i64 with i64 sums (InclusiveScanInit from an i64 zero: CUB's accumulator
- * is then i64), as tally's i32 scan is: the same 12 bytes moved per element. (Until
- * 2026-11-26 this peer scanned i32 into i32, 8 bytes, a third less traffic.) MIN and MAX
- * keep the element type, as tally's do. */
-template <class T, class O = T> void run_scan(const Options &o, const Device &d, Flush &fl, int64_t n) {
-  T *in = (T *)device_alloc(n * sizeof(T), "the input");
-  O *out = (O *)device_alloc(n * sizeof(O), "the output");
-  fill(d, in, n, o.seed);
-  size_t tmp_bytes = 0;
-  bool small = n <= INT_MAX;
-  auto call = [&](void *tmp, size_t &tb) {
-    if (o.op == Op::min || o.op == Op::max) {
-      if constexpr (std::is_same<T, O>::value) {
-        if (o.op == Op::min && small) CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, out, cuda::minimum<>{}, (int)n));
-        else if (o.op == Op::min) CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, out, cuda::minimum<>{}, (int64_t)n));
-        else if (small) CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, out, cuda::maximum<>{}, (int)n));
-        else CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, out, cuda::maximum<>{}, (int64_t)n));
-      } else {
-        fail(2, "--scan --op %s: the result type is the element type", op_names[(int)o.op]);
-      }
-    } else if constexpr (std::is_same<T, O>::value) {
-      if (small) CK(cub::DeviceScan::InclusiveSum(tmp, tb, in, out, (int)n));
-      else CK(cub::DeviceScan::InclusiveSum(tmp, tb, in, out, (int64_t)n));
+/* --scan: the inclusive scan a CUB user writes for each of tally's scans, into a second
+ * buffer; the result is the last value.
+ *   SUM, PROD: into tally's result type (ScanOf: signed integers into i64, unsigned into
+ *     u64, f16/bf16 into f32), so the same bytes move per element as in tally's scan:
+ *     cub::DeviceScan::InclusiveSum where the types are equal, else InclusiveScanInit from
+ *     0 (or 1), whose accumulator is then the result type. (Until 2026-11-26 this peer
+ *     scanned i32 into i32, 8 bytes, a third less traffic than tally's 12.)
+ *   MIN, MAX: InclusiveScan with cuda::minimum / cuda::maximum, in the element type.
+ *   AFFINE: InclusiveScan of maps x -> a·x + b, pairs of the result type, with the
+ *     composition (not commutative; CUB keeps the order): the a's and b's are two arrays,
+ *     as tally takes them, zipped by a transform iterator; the output is the pairs (A, B).
+ * The data are bench_fill's (AFFINE's b's: stream 1), so the last value can be compared. */
+template <class T> struct ScanOf { using type = T; };
+template <> struct ScanOf<int8_t> { using type = int64_t; };
+template <> struct ScanOf<int16_t> { using type = int64_t; };
+template <> struct ScanOf<int32_t> { using type = int64_t; };
+template <> struct ScanOf<uint8_t> { using type = uint64_t; };
+template <> struct ScanOf<uint16_t> { using type = uint64_t; };
+template <> struct ScanOf<uint32_t> { using type = uint64_t; };
+template <> struct ScanOf<__half> { using type = float; };
+template <> struct ScanOf<__nv_bfloat16> { using type = float; };
+
+template <class R> struct alignas(2 * sizeof(R)) Map { R a, b; };
+
+/* earlier l, then r: x -> r.a·(l.a·x + l.b) + r.b; integers wrap (two's complement), as
+ * tally's do */
+template <class R> struct Compose {
+  __host__ __device__ Map<R> operator()(const Map<R> &l, const Map<R> &r) const {
+    if constexpr (std::is_integral<R>::value) {
+      using U = typename std::make_unsigned<R>::type;
+      return {(R)((U)r.a * (U)l.a), (R)((U)r.a * (U)l.b + (U)r.b)};
     } else {
-      if (small) CK(cub::DeviceScan::InclusiveScanInit(tmp, tb, in, out, cuda::std::plus<>{}, (O)0, (int)n));
-      else CK(cub::DeviceScan::InclusiveScanInit(tmp, tb, in, out, cuda::std::plus<>{}, (O)0, (int64_t)n));
+      return {r.a * l.a, r.a * l.b + r.b};
     }
+  }
+};
+
+template <class T, class R> struct ZipMaps {
+  const T *a, *b;
+  __host__ __device__ Map<R> operator()(int64_t i) const { return {(R)a[i], (R)b[i]}; }
+};
+
+template <class X> std::string text_any(X v) {
+  if constexpr (std::is_same<X, __half>::value) return text_of(__half2float(v));
+  else if constexpr (std::is_same<X, __nv_bfloat16>::value) return text_of(__bfloat162float(v));
+  else if constexpr (std::is_floating_point<X>::value) return text_of(v);
+  else if constexpr (std::is_signed<X>::value) return std::to_string((long long)v);
+  else return std::to_string((unsigned long long)v);
+}
+
+template <class T> void run_scan(const Options &o, const Device &d, Flush &fl, int64_t n) {
+  using R = typename ScanOf<T>::type;
+  const bool affine = o.op == Op::affine, minmax = o.op == Op::min || o.op == Op::max;
+  const size_t out_size = affine ? sizeof(Map<R>) : minmax ? sizeof(T) : sizeof(R);
+  T *in = (T *)device_alloc(n * sizeof(T), "the input");
+  T *in2 = affine ? (T *)device_alloc(n * sizeof(T), "the b's") : nullptr;
+  void *out = device_alloc(n * out_size, "the output");
+  fill(d, in, n, o.seed);
+  if (affine) fill(d, in2, n, o.seed, 1);
+  size_t tmp_bytes = 0;
+  auto call = [&](void *tmp, size_t &tb) {
+    auto go = [&](auto nn) {
+      switch (o.op) {
+      case Op::min:
+        CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, (T *)out, cuda::minimum<>{}, nn));
+        break;
+      case Op::max:
+        CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, (T *)out, cuda::maximum<>{}, nn));
+        break;
+      case Op::sum:
+        if constexpr (std::is_same<T, R>::value)
+          CK(cub::DeviceScan::InclusiveSum(tmp, tb, in, (R *)out, nn));
+        else
+          CK(cub::DeviceScan::InclusiveScanInit(tmp, tb, in, (R *)out, cuda::std::plus<R>{}, (R)0, nn));
+        break;
+      case Op::prod:
+        if constexpr (!std::is_same<decltype(nn), int>::value)
+          fail(2, "--scan --op prod: more than 2^31 - 1 elements");
+        else if constexpr (std::is_same<T, R>::value)
+          CK(cub::DeviceScan::InclusiveScan(tmp, tb, in, (R *)out, cuda::std::multiplies<R>{}, nn));
+        else
+          CK(cub::DeviceScan::InclusiveScanInit(tmp, tb, in, (R *)out, cuda::std::multiplies<R>{}, (R)1, nn));
+        break;
+      case Op::affine:
+        if constexpr (!std::is_same<decltype(nn), int>::value) {
+          fail(2, "--scan --op affine: more than 2^31 - 1 elements");
+        } else {
+          auto maps = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
+                                                      ZipMaps<T, R>{in, in2});
+          CK(cub::DeviceScan::InclusiveScan(tmp, tb, maps, (Map<R> *)out, Compose<R>{}, nn));
+        }
+        break;
+      default:
+        fail(2, "--scan --op %s: not a scan", op_names[(int)o.op]);
+      }
+    };
+    /* 64-bit counts only where tally's tests need them (sums, min, max of four types):
+     * each instantiation costs compile time, in CI too */
+    constexpr bool wide = std::is_same<T, float>::value || std::is_same<T, double>::value ||
+                          std::is_same<T, int32_t>::value || std::is_same<T, int64_t>::value;
+    if (n <= INT_MAX) go((int)n);
+    else if constexpr (wide) go((int64_t)n);
+    else fail(2, "--scan --dtype %s: %lld elements: more than 2^31 - 1 for f32, f64, i32 and i64 only",
+              dtype_names[(int)o.dtype], (long long)n);
   };
   call(nullptr, tmp_bytes);
   void *tmp = device_alloc(tmp_bytes ? tmp_bytes : 1, "CUB's temporary storage");
   CK(cudaDeviceSynchronize());
-  O last{};
+  unsigned char last[16];
   auto launch = [&] {
     size_t tb = tmp_bytes;
     call(tmp, tb);
   };
-  auto fetch = [&] { CK(cudaMemcpy(&last, out + (n - 1), sizeof last, cudaMemcpyDeviceToHost)); };
+  auto fetch = [&] {
+    CK(cudaMemcpy(last, (char *)out + (n - 1) * out_size, out_size, cudaMemcpyDeviceToHost));
+  };
   Stats s = time_runs(d, fl, o.reps, launch, fetch);
   Result res;
   res.temp_bytes = tmp_bytes;
-  res.text = text_of(last);
+  res.bytes = (double)n * ((affine ? 2 : 1) * sizeof(T) + out_size);
+  if (affine) { /* B, the last map's constant */
+    Map<R> m;
+    std::memcpy(&m, last, sizeof m);
+    res.text = text_any(m.b);
+  } else if (minmax) {
+    T v;
+    std::memcpy(&v, last, sizeof v);
+    res.text = text_any(v);
+  } else {
+    R v;
+    std::memcpy(&v, last, sizeof v);
+    res.text = text_any(v);
+  }
   report(o, d, fl, "cub_scan", n, s, res);
   CK(cudaFree(tmp));
   CK(cudaFree(out));
+  if (in2) CK(cudaFree(in2));
   CK(cudaFree(in));
 }
 
@@ -800,16 +920,8 @@ int main(int argc, char **argv) {
       run_hist<float, float>(o, d, fl, n, 0.0f, 1.0f);
     else if (o.mode == Mode::hist)
       run_hist<uint8_t, int>(o, d, fl, n, 0, 256);
-    else if (o.mode == Mode::scan && o.dtype == Dtype::f32)
-      run_scan<float>(o, d, fl, n);
-    else if (o.mode == Mode::scan && o.dtype == Dtype::f64)
-      run_scan<double>(o, d, fl, n);
-    else if (o.mode == Mode::scan && o.dtype == Dtype::i32 && o.op == Op::sum)
-      run_scan<int32_t, int64_t>(o, d, fl, n);
-    else if (o.mode == Mode::scan && o.dtype == Dtype::i32)
-      run_scan<int32_t>(o, d, fl, n);
     else if (o.mode == Mode::scan)
-      run_scan<int64_t>(o, d, fl, n);
+      with_dtype(o.dtype, [&](auto tag) { run_scan<decltype(tag)>(o, d, fl, n); });
     else if (o.dtype == Dtype::f32)
       run_cub<float>(o, d, fl, n);
     else if (o.dtype == Dtype::f64)

@@ -16,12 +16,45 @@ def data(dtype, n, seed=1, stream=0):
             out.append(0.5 + (r >> 41) * 2.0 ** -23)
         elif dtype == "f64":
             out.append(0.5 + (r >> 12) * 2.0 ** -52)
-        elif dtype in ("i32", "i64"):
+        elif dtype == "f16":
+            out.append(0.5 + (r >> 54) * 2.0 ** -10)
+        elif dtype == "bf16":
+            out.append(0.5 + (r >> 57) * 2.0 ** -7)
+        elif dtype in ("i8", "i16", "i32", "i64"):
             v = (r & 63) + 1
             out.append(-v if r & 64 else v)
-        else:  # u8
+        else:  # u8, u16, u32, u64
             out.append((r & 63) + 1)
     return out
+
+
+def scan_last(op, dtype, a, b=None):
+    """The last value of tally's inclusive scan of op over a (AFFINE: the maps (a, b); the
+    value is the last map's B). Integers exactly, wrapping in 64 bits as tally's result
+    type does; floats in double (the caller allows for the scan's rounding)."""
+    floats = dtype.startswith(("f", "bf"))
+    signed = dtype.startswith("i")
+
+    def wrap(v):
+        v &= M
+        return v - (1 << 64) if signed and v >> 63 else v
+
+    if op == "min":
+        return min(a)
+    if op == "max":
+        return max(a)
+    if op == "sum":
+        import math
+        return math.fsum(a) if floats else wrap(sum(a))
+    if op == "prod":
+        p = 1.0 if floats else 1
+        for v in a:
+            p = p * v if floats else (p * v) & M
+        return p if floats else wrap(p)
+    B = 0.0 if floats else 0  # affine: B <- a·B + b
+    for x, y in zip(a, b):
+        B = x * B + y if floats else (x * B + y) & M
+    return B if floats else wrap(B)
 
 
 def expected(op, x):

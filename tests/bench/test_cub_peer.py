@@ -2,14 +2,15 @@
 """The CUB peer of `tally bench` (bench/peers/cub_peer.cu): test_cub_peer.py CUB_PEER.
 Usage errors exit 2 anywhere; then, without a CUDA GPU, it must exit 77 with one line
 (the test is then skipped: exit 77). With a GPU: every op and dtype at a few sizes, each
-result checked against the bench's data computed here, and the probe and the copy."""
+result checked against the bench's data computed here; every scan (op and dtype) the same
+way; and the probe and the copy."""
 import json
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_data import data, expected  # noqa: E402
+from bench_data import data, expected, scan_last  # noqa: E402
 
 PEER = sys.argv[1]
 failures = []
@@ -63,6 +64,30 @@ for dtype in ("f32", "f64", "i32", "i64"):
                   (op, dtype, r["n"], r["result"], v))
             check(idx is None or r.get("index") == idx, "%s %s index %s, expected %s" %
                   (op, dtype, r.get("index"), idx))
+
+# Scans: the last value, into tally's result type. Float sums and products: CUB's order
+# and rounding, so a relative tolerance (f32 results: 4097 roundings of 2^-24 at most);
+# products of [0.5, 1.5) values fall towards 0 (about e^-0.045 an element), so an
+# absolute one below f32's normals too.
+for dtype in ("f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
+    for op in ("sum", "prod", "min", "max", "affine"):
+        sizes = [1, 1000, 4097]
+        rc, out, err = run("--scan", "--op", op, "--dtype", dtype, "--sizes",
+                           ",".join(map(str, sizes)), "--reps", "2", "--seed", "7", "--json")
+        rows = [json.loads(l) for l in out.splitlines()] if rc == 0 else []
+        check(rc == 0 and [r["n"] for r in rows] == sizes, "scan %s %s: %s" % (op, dtype, err))
+        for r in rows:
+            n = r["n"]
+            v = scan_last(op, dtype, data(dtype, n, seed=7),
+                          data(dtype, n, seed=7, stream=1) if op == "affine" else None)
+            got = r["result"]
+            wide = dtype == "f64"
+            tol = 0 if not isinstance(v, float) else 1e-12 if wide else 5e-4
+            check(r["peer"] == "cub_scan" and r["op"] == "inclusive_" + op and
+                  abs(got - v) <= tol * abs(v) + (1e-300 if wide else 1e-37 if tol else 0),
+                  "scan %s %s n=%d: %s, expected %s" % (op, dtype, n, got, v))
+rc, out, err = run("--scan", "--op", "argmax", "--dtype", "f32", "--sizes", "8")
+check(rc == 2 and len(err.strip().splitlines()) == 1, "--scan --op argmax: a usage error")
 
 for mode in ("--probe", "--h2d"):
     rc, out, err = run(mode, "--dtype", "u8", "--sizes", "1,17,2^20", "--reps", "3", "--json")

@@ -1,7 +1,7 @@
 /* `tally bench --scan` on a GPU: tally_scan (each of --ops: sum, prod, min, max, affine)
  * of device arrays (AFFINE: the a's and the b's, and 2 results an element), each call timed by the host clock from the call to its return (the scan done),
  * after an L2 flush; medians. In the same run, in its own process, the CUB peer times
- * cub::DeviceScan's inclusive scan of the same op (sum, min, max) and dtype and a
+ * cub::DeviceScan's inclusive scan of the same op and dtype (every dtype but bool) and a
  * device-to-device copy of the bytes a scan reads and writes (its ceiling), the same way
  * (bench/peers/cub_peer.cu). GB/s counts bytes read + written. */
 #include "bench_run.h"
@@ -154,8 +154,9 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
     half[i] = o->sizes[i] * w * (int64_t)(es + rs) / 2; /* a copy of this reads and writes a scan's bytes */
   }
   char why[256] = "", cwhy[256] = "";
-  int ok_cub = (dt == TALLY_F32 || dt == TALLY_F64 || dt == TALLY_I32 || dt == TALLY_I64) &&
-               (op == TALLY_SUM || op == TALLY_MIN || op == TALLY_MAX);
+  /* the peer scans every op of every dtype but bool (AFFINE: maps zipped from the a's and
+   * b's by a transform iterator, composed in order) */
+  int ok_cub = dt != TALLY_BOOL;
   if (!o->no_peers) {
     cub_peer_run(&r->cub, CUB_COPY, TALLY_SUM, TALLY_U8, half, ns, runs, o->seed, r->flush_bytes,
                  r->peer_device, copy, cwhy, sizeof cwhy);
@@ -163,8 +164,7 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
       cub_peer_run(&r->cub, CUB_SCAN, op, dt, o->sizes, ns, runs, o->seed, r->flush_bytes,
                    r->peer_device, cub, why, sizeof why);
     else
-      snprintf(why, sizeof why, "the CUB peer scans sum, min and max of f32, f64, i32 and i64 only");
-  /* (AFFINE: CUB has no scan of maps; the copy of its bytes is the ceiling) */
+      snprintf(why, sizeof why, "the CUB peer does not scan bool");
   } else {
     snprintf(why, sizeof why, "--no-peers");
   }
