@@ -433,6 +433,17 @@ static tally_status user_scan(tally_context *ctx, const tally__scan_problem *p, 
  * 1.31 against 0.94. $TALLY_SCAN_SIMD=avx512 takes the AVX-512 set, for measuring (read
  * once). (The compensated f64 sum has its own kernels, scan_dd.c, built for the context's
  * ISA.) */
+/* $TALLY_SCAN_LANES=avx2: the AVX2 set's f64-lane kernels on an AVX-512 context, for
+ * measuring (read once). */
+static int getenv_avx2_lanes(void) {
+  static int which; /* 0: not read yet, 1: zmm, 2: AVX2 (a race reads it twice alike) */
+  if (!which) {
+    const char *e = getenv("TALLY_SCAN_LANES");
+    which = e && strcmp(e, "avx2") == 0 ? 2 : 1;
+  }
+  return which == 2;
+}
+
 static const tally__scan_simd_set *scan_set_avx512(void) {
   static int which; /* 0: not read yet, 1: AVX2's, 2: AVX-512's (a race reads it twice alike) */
   if (!which) {
@@ -466,7 +477,13 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
                                                                : &tally__scan_simd_scalar;
   const bool fast = p->accuracy == TALLY_ACCURACY_FAST, contig = p->sx == 1 && p->so0 == 1;
   const bool half = p->dtype == TALLY_F16 || p->dtype == TALLY_BF16;
-  if (p->op == TALLY_SUM && contig) {
+  /* The f64-lane kernels with one block in a zmm register (the AVX-512 set's lanes_d:
+   * the same bits as the AVX2 set's, a conversion a block where AVX2 makes eight). */
+  const bool lanes = p->op == TALLY_PROD || (p->op == TALLY_SUM && half);
+  if (contig && (!fast || (p->op == TALLY_PROD && p->dtype == TALLY_F64)) && lanes && c->isa == TALLY__ISA_AVX512 && !getenv_avx2_lanes() &&
+      tally__scan_simd_avx512.lanes_d(p->op, p->dtype, &j.g.simd, &j.g.simd_reduce, &j.g.fused)) {
+    if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL;
+  } else if (p->op == TALLY_SUM && contig) {
     if (p->dtype == TALLY_F32) {
       j.g.simd = fast ? v->sum_f32_f : v->sum_f32_d;
       j.g.simd_reduce = fast ? v->reduce_f32_f : v->reduce_f32_d;

@@ -380,7 +380,9 @@ AI2 int64_t blocks_pd(const char *x, char *o, int64_t m, double *sp, double *tp,
                       int write, int excl, int ign) {
   __m256d s = _mm256_set1_pd(*sp), t = _mm256_set1_pd(*tp);
   int64_t i = 0;
-  if (write && !excl && !ign && x != o && m >= 8) {
+  /* (halves: not loaded again, which costs two conversions a lane group, but shifted in
+   * registers: the f16 sum 0.56 -> 0.50 ns an element in cache, Intel Xeon, 2026-11-28) */
+  if (write && !excl && !ign && x != o && m >= 8 && (src & 3) < 2) {
     block_pd(x, o, 0, &s, &t, src, 1, 0, 0, 0);
     for (i = 8; i + 8 <= m; i += 8) block_pd(x, o, i, &s, &t, src, 1, 0, 0, 1);
   } else {
@@ -452,9 +454,10 @@ AI2 void fused_pd(const char *x, char *o, int64_t m, double *sp, const char *x1,
   __m256d s = _mm256_set1_pd(*sp);
   double t1 = *t1p;
   for (int64_t i = 0; i < m; i += 32) {
+    const int mem = (src & 3) < 2;
     if (i == 0) block_pd(x, o, 0, &s, NULL, src, 1, 0, 0, 0); /* x[-1] may not be ours */
-    else block_pd(x, o, i, &s, NULL, src, 1, 0, 0, 1);
-    for (int b = 1; b < 4; b++) block_pd(x, o, i + 8 * b, &s, NULL, src, 1, 0, 0, 1);
+    else block_pd(x, o, i, &s, NULL, src, 1, 0, 0, mem);
+    for (int b = 1; b < 4; b++) block_pd(x, o, i + 8 * b, &s, NULL, src, 1, 0, 0, mem);
     t1 = group_pd(x1 + es * i, t1, src, 0);
   }
   *sp = _mm256_cvtsd_f64(s);
@@ -776,7 +779,167 @@ HALF_VIA_F32(half_reduce_bf16, CONV8_BF16, simd_reduce_f32)
 #define fused_f64 NULL
 #endif
 
-#if !TALLY_AVX2_HALVES
+#if defined(__AVX512F__)
+#include <immintrin.h>
+/* AVX-512: the f64-lane kernels (LANES_D of the AVX2 set) with a block of 8 in one zmm
+ * register: the same blocks, steps, lanes and operand order, so the same bits (checked
+ * by tests/conformance/scan_determinism.c against the scalar and AVX2 sets). The AVX2
+ * set converts a block of halves four lanes at a time (two vcvtph2ps and two 4-lane
+ * vcvtps2pd, each shift across its two registers two shuffles); here one conversion of
+ * each kind, each shift a valignq. On an Intel Xeon (AVX-512, 2 threads, 2026-11-28) the
+ * f16 DEFAULT sum with the AVX2 set was compute-bound at 1 ns an element a thread, 0.65
+ * x the copy probe; see docs/PERFORMANCE.md for after. */
+#define AI5 static inline __attribute__((always_inline))
+#define SRC_MUL 4 /* as the AVX2 set's: src & 3 the input (f64, f32, f16, bf16), products */
+#define SRC_ES(src) (((src) & 3) == 0 ? 8 : ((src) & 3) == 1 ? 4 : 2)
+
+/* v shifted up by k lanes, lanes below k from f */
+#define SHZ(v, f, k) \
+  _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(v), _mm512_castpd_si512(f), 8 - (k)))
+#define OPZ(src, a, b) \
+  ((src) & SRC_MUL ? _mm512_mul_pd(a, b) : _mm512_fmadd_pd(a, _mm512_set1_pd(1.0), b))
+#define OPZ_CHAIN(src, a, b) ((src) & SRC_MUL ? _mm512_mul_pd(a, b) : _mm512_add_pd(a, b))
+#define FILL_PZ(src) _mm512_set1_pd((src) & SRC_MUL ? 1.0 : -0.0)
+#define LANE7(v) _mm512_permutexvar_pd(_mm512_set1_epi64(7), v)
+
+/* 8 f64 lanes from the input at p, as ld4's: NaN -> +0.0 (sums) or 1.0 (products) under ign */
+AI5 __m512d ld8z(const char *p, int src, int ign) {
+  const int kind = src & 3;
+  if (!kind) {
+    __m512d v = _mm512_loadu_pd((const double *)p);
+    if (!ign) return v;
+    __mmask8 num = _mm512_cmp_pd_mask(v, v, _CMP_EQ_OQ);
+    return src & SRC_MUL ? _mm512_mask_blend_pd(num, _mm512_set1_pd(1.0), v) : _mm512_maskz_mov_pd(num, v);
+  }
+  __m256 v = kind == 1   ? _mm256_loadu_ps((const float *)p)
+             : kind == 2 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p))
+                         : _mm256_castsi256_ps(_mm256_slli_epi32(
+                               _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
+  if (ign) {
+    __m256 num = _mm256_cmp_ps(v, v, _CMP_EQ_OQ);
+    v = src & SRC_MUL ? _mm256_blendv_ps(_mm256_set1_ps(1.0f), v, num) : _mm256_and_ps(num, v);
+  }
+  return _mm512_cvtps_pd(v);
+}
+
+/* One block at element i, as block_pd: its prefix w (x + x<<1, then + <<2, then + <<4;
+ * lanes 0-3 of the last step add the fill, exactly nothing), then out = w + s. */
+AI5 void block_z(const char *x, char *o, int64_t i, __m512d *s, __m512d *t, int src, int write,
+                 int excl, int ign) {
+  const int es = SRC_ES(src);
+  const __m512d f = FILL_PZ(src);
+  __m512d v = ld8z(x + es * i, src, ign);
+  v = OPZ(src, v, SHZ(v, f, 1));
+  v = OPZ(src, v, SHZ(v, f, 2));
+  v = OPZ(src, v, SHZ(v, f, 4)); /* lanes 4-7: z[4+j] + z[j], as block_pd's OPD(zh, zl) */
+  if (write) {
+    const __m512d w = excl ? SHZ(v, f, 1) : v;
+    /* block_pd: lanes 0-3 by OPD, 4-7 by OPD_CHAIN where inclusive without total (the
+     * same values: fma(a, 1, b) and a + b round alike) */
+    __m512d r = OPZ(src, w, *s);
+    if (src & 3) _mm256_storeu_ps((float *)o + i, _mm512_cvtpd_ps(r));
+    else _mm512_storeu_pd((double *)o + i, r);
+    if (!excl && !t) {
+      *s = LANE7(r);
+      return;
+    }
+  }
+  __m512d last = LANE7(v);
+  *s = OPZ_CHAIN(src, *s, last);
+  if (t) *t = OPZ(src, *t, last);
+}
+
+AI5 int64_t blocks_z(const char *x, char *o, int64_t m, double *sp, double *tp, int src, int write,
+                     int excl, int ign) {
+  __m512d s = _mm512_set1_pd(*sp), t = _mm512_set1_pd(*tp);
+  int64_t i = 0;
+  for (; i + 8 <= m; i += 8) block_z(x, o, i, &s, &t, src, write, excl, ign);
+  *sp = _mm512_cvtsd_f64(s);
+  *tp = _mm512_cvtsd_f64(t);
+  return i;
+}
+
+/* Pass 1, four blocks: each block's total ((x0+x1) + (x2+x3)) + ((x4+x5) + (x6+x7)), as
+ * group_pd pairs them, then into t one by one in block order. */
+AI5 double group_z(const char *x, double t, int src, int ign) {
+  const int es = SRC_ES(src);
+  const __m512i ev = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+  const __m512i od = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+  __m512d b[4];
+  for (int k = 0; k < 4; k++) b[k] = ld8z(x + es * 8 * k, src, ign);
+  /* even + odd lanes of (a, c): [a01 a23 a45 a67 c01 c23 c45 c67], then of those */
+#define PAIRS_Z(a, c) OPZ(src, _mm512_permutex2var_pd(a, ev, c), _mm512_permutex2var_pd(a, od, c))
+  __m512d p01 = PAIRS_Z(b[0], b[1]), p23 = PAIRS_Z(b[2], b[3]);
+  __m512d q = PAIRS_Z(p01, p23); /* [b0 0123, b0 4567, b1 .., b1 .., b2 .., .., b3 .., ..] */
+  __m512d tot = PAIRS_Z(q, q);   /* lanes 0-3: the four blocks' totals */
+#undef PAIRS_Z
+  double tl[8];
+  _mm512_storeu_pd(tl, tot);
+  for (int k = 0; k < 4; k++) t = src & SRC_MUL ? t * tl[k] : t + tl[k];
+  return t;
+}
+
+AI5 int64_t totals_z(const char *x, int64_t m, double *tp, int src, int ign) {
+  double t = *tp;
+  int64_t i = 0;
+  for (; i + 32 <= m; i += 32) t = group_z(x + SRC_ES(src) * i, t, src, ign);
+  *tp = t;
+  return i;
+}
+
+AI5 void fused_z(const char *x, char *o, int64_t m, double *sp, const char *x1, double *t1p,
+                 int src) {
+  const int es = SRC_ES(src);
+  __m512d s = _mm512_set1_pd(*sp);
+  double t1 = *t1p;
+  for (int64_t i = 0; i < m; i += 32) {
+    for (int b = 0; b < 4; b++) block_z(x, o, i + 8 * b, &s, NULL, src, 1, 0, 0);
+    t1 = group_z(x1 + es * i, t1, src, 0);
+  }
+  *sp = _mm512_cvtsd_f64(s);
+  *t1p = t1;
+}
+
+#define LANES_Z(NAME, SRC)                                                                  \
+  static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m,         \
+                      void *sp, void *tp, int write) {                                      \
+    return !(write) ? (g->ignore_nan ? blocks_z(x, o, m, sp, tp, SRC, 0, 0, 1)               \
+                                     : blocks_z(x, o, m, sp, tp, SRC, 0, 0, 0))              \
+           : g->exclusive ? (g->ignore_nan ? blocks_z(x, o, m, sp, tp, SRC, 1, 1, 1)         \
+                                           : blocks_z(x, o, m, sp, tp, SRC, 1, 1, 0))        \
+           : g->ignore_nan ? blocks_z(x, o, m, sp, tp, SRC, 1, 0, 1)                         \
+                           : blocks_z(x, o, m, sp, tp, SRC, 1, 0, 0);                        \
+  }                                                                                         \
+  static int64_t NAME##_reduce(const tally__scan_args *g, const char *x, char *o, int64_t m, \
+                               void *sp, void *tp, int write) {                             \
+    int64_t i = g->ignore_nan ? totals_z(x, m, tp, SRC, 1) : totals_z(x, m, tp, SRC, 0);     \
+    return i + NAME(g, x + SRC_ES(SRC) * i, o, m - i, sp, tp, write);                       \
+  }                                                                                         \
+  static int NAME##_fused(const char *x, char *o, int64_t m, void *s, const char *x1,       \
+                          void *t1, char *o1, int stashed) {                                \
+    (void)o1, (void)stashed;                                                                \
+    fused_z(x, o, m, s, x1, t1, SRC);                                                       \
+    return 0;                                                                               \
+  }
+LANES_Z(zsum_f16, 2)
+LANES_Z(zsum_bf16, 3)
+LANES_Z(zprod_f64, SRC_MUL | 0)
+LANES_Z(zprod_f32, SRC_MUL | 1)
+LANES_Z(zprod_f16, SRC_MUL | 2)
+LANES_Z(zprod_bf16, SRC_MUL | 3)
+
+/* The AVX-512 set's f64-lane kernels, as the AVX2 set's lanes_d (f32 DEFAULT SUM stays
+ * with the AVX2 set's fused kernels: bound by memory, and no faster in zmm in cache). */
+static int lanes_d(tally_op op, tally_dtype dt, tally__scan_simd_fn *simd,
+                   tally__scan_simd_fn *reduce, tally__scan_fused_fn *fused) {
+#define SET_(NAME) (*simd = NAME, *reduce = NAME##_reduce, *fused = NAME##_fused, 1)
+  if (op == TALLY_SUM) return dt == TALLY_F16 ? SET_(zsum_f16) : dt == TALLY_BF16 ? SET_(zsum_bf16) : 0;
+  if (op != TALLY_PROD) return 0;
+  return dt == TALLY_F64 ? SET_(zprod_f64) : dt == TALLY_F32 ? SET_(zprod_f32)
+         : dt == TALLY_F16 ? SET_(zprod_f16) : dt == TALLY_BF16 ? SET_(zprod_bf16) : 0;
+#undef SET_
+}
+#elif !TALLY_AVX2_HALVES
 static int lanes_d(tally_op op, tally_dtype dt, tally__scan_simd_fn *simd,
                    tally__scan_simd_fn *reduce, tally__scan_fused_fn *fused) {
   (void)op, (void)dt, (void)simd, (void)reduce, (void)fused;
