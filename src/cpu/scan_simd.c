@@ -29,6 +29,31 @@ typedef int64_t vl8 __attribute__((vector_size(64)));
     v = v + SH(v, f, 4);      \
   } while (0)
 
+/* The three entry points of an f64-lane scan kernel (LANES, below, of the AVX2 set's
+ * loops or the AVX-512 set's): NAME (blocks, every option set), NAME_reduce (pass 1, then blocks) and
+ * NAME_fused, from a set's BLOCKS, TOTALS and FUSED loops. */
+#define LANES_FNS(NAME, SRC, BLOCKS, TOTALS, FUSED)                                         \
+  static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m,         \
+                      void *sp, void *tp, int write) {                                      \
+    return !(write) ? (g->ignore_nan ? BLOCKS(x, o, m, sp, tp, SRC, 0, 0, 1)                \
+                                     : BLOCKS(x, o, m, sp, tp, SRC, 0, 0, 0))               \
+           : g->exclusive ? (g->ignore_nan ? BLOCKS(x, o, m, sp, tp, SRC, 1, 1, 1)          \
+                                           : BLOCKS(x, o, m, sp, tp, SRC, 1, 1, 0))         \
+           : g->ignore_nan ? BLOCKS(x, o, m, sp, tp, SRC, 1, 0, 1)                          \
+                           : BLOCKS(x, o, m, sp, tp, SRC, 1, 0, 0);                         \
+  }                                                                                         \
+  static int64_t NAME##_reduce(const tally__scan_args *g, const char *x, char *o, int64_t m, \
+                               void *sp, void *tp, int write) {                             \
+    int64_t i = g->ignore_nan ? TOTALS(x, m, tp, SRC, 1) : TOTALS(x, m, tp, SRC, 0);        \
+    return i + NAME(g, x + SRC_ES(SRC) * i, o, m - i, sp, tp, write);                       \
+  }                                                                                         \
+  static int NAME##_fused(const char *x, char *o, int64_t m, void *s, const char *x1,       \
+                          void *t1, char *o1, int stashed) {                                \
+    (void)o1, (void)stashed;                                                                \
+    FUSED(x, o, m, s, x1, t1, SRC);                                                         \
+    return 0;                                                                               \
+  }
+
 /* Eight f64 lanes (V8) and their lane masks (M8). With AVX-512 one 64-byte GCC vector;
  * with AVX2 two 32-byte halves (lanes 0-3, 4-7): GCC gives a 64-byte vector no register
  * mode there and keeps every such value in memory, moving it in pieces between operations
@@ -274,7 +299,7 @@ static int64_t reduce_f64(const tally__scan_args *g, const char *xc, char *oc, i
 }
 
 #else
-/* AVX2, the float sums (and the f64-lane products, LANES_D below) with intrinsics: the
+/* AVX2, the float sums (and the f64-lane products, LANES below) with intrinsics: the
  * same blocks, steps, lanes and order as above (so the same bits), in fewer operations than GCC 12 made of the generic halves (its
  * conversions went through xmm pieces, lane 7 out by extracts): on an AMD EPYC the f32
  * DEFAULT pass 2 went from 0.66 to 0.36 ns/element in cache. The running value is kept
@@ -496,43 +521,7 @@ static int64_t reduce_f64(const tally__scan_args *g, const char *x, char *o, int
  * (vcvtph2ps; bf16 by a shift), each with pass 1 and a fused pass: before, the halves were
  * converted into a buffer for each pass apart (HALF_VIA_F32 below) and the products ran
  * the generic lanes without either. */
-#define LANES_D(NAME, SRC)                                                                  \
-  static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m,         \
-                      void *sp, void *tp, int write) {                                      \
-    return !(write) ? (g->ignore_nan ? blocks_pd(x, o, m, sp, tp, SRC, 0, 0, 1)              \
-                                     : blocks_pd(x, o, m, sp, tp, SRC, 0, 0, 0))             \
-           : g->exclusive ? (g->ignore_nan ? blocks_pd(x, o, m, sp, tp, SRC, 1, 1, 1)        \
-                                           : blocks_pd(x, o, m, sp, tp, SRC, 1, 1, 0))       \
-           : g->ignore_nan ? blocks_pd(x, o, m, sp, tp, SRC, 1, 0, 1)                        \
-                           : blocks_pd(x, o, m, sp, tp, SRC, 1, 0, 0);                       \
-  }                                                                                         \
-  static int64_t NAME##_reduce(const tally__scan_args *g, const char *x, char *o, int64_t m, \
-                               void *sp, void *tp, int write) {                             \
-    int64_t i = g->ignore_nan ? totals_pd(x, m, tp, SRC, 1) : totals_pd(x, m, tp, SRC, 0);   \
-    return i + NAME(g, x + SRC_ES(SRC) * i, o, m - i, sp, tp, write);                       \
-  }                                                                                         \
-  static int NAME##_fused(const char *x, char *o, int64_t m, void *s, const char *x1,       \
-                          void *t1, char *o1, int stashed) {                                \
-    (void)o1, (void)stashed;                                                                \
-    fused_pd(x, o, m, s, x1, t1, SRC);                                                      \
-    return 0;                                                                               \
-  }
-LANES_D(lanes_sum_f16, 2)
-LANES_D(lanes_sum_bf16, 3)
-LANES_D(lanes_prod_f64, SRC_MUL | 0)
-LANES_D(lanes_prod_f32, SRC_MUL | 1)
-LANES_D(lanes_prod_f16, SRC_MUL | 2)
-LANES_D(lanes_prod_bf16, SRC_MUL | 3)
-
-static int lanes_d(tally_op op, tally_dtype dt, tally__scan_simd_fn *simd,
-                   tally__scan_simd_fn *reduce, tally__scan_fused_fn *fused) {
-#define SET_(NAME) (*simd = NAME, *reduce = NAME##_reduce, *fused = NAME##_fused, 1)
-  if (op == TALLY_SUM) return dt == TALLY_F16 ? SET_(lanes_sum_f16) : dt == TALLY_BF16 ? SET_(lanes_sum_bf16) : 0;
-  if (op != TALLY_PROD) return 0;
-  return dt == TALLY_F64 ? SET_(lanes_prod_f64) : dt == TALLY_F32 ? SET_(lanes_prod_f32)
-         : dt == TALLY_F16 ? SET_(lanes_prod_f16) : dt == TALLY_BF16 ? SET_(lanes_prod_bf16) : 0;
-#undef SET_
-}
+#define LANES(NAME, SRC) LANES_FNS(NAME, SRC, blocks_pd, totals_pd, fused_pd)
 
 /* f32 FAST: the block in one register of 8 floats. */
 AI2 __m256 add_ps(__m256 a, __m256 b) { return _mm256_fmadd_ps(a, _mm256_set1_ps(1.0f), b); }
@@ -781,7 +770,7 @@ HALF_VIA_F32(half_reduce_bf16, CONV8_BF16, simd_reduce_f32)
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
-/* AVX-512: the f64-lane kernels (LANES_D of the AVX2 set) with a block of 8 in one zmm
+/* AVX-512: the f64-lane kernels (LANES of the AVX2 set) with a block of 8 in one zmm
  * register: the same blocks, steps, lanes and operand order, so the same bits (checked
  * by tests/conformance/scan_determinism.c against the scalar and AVX2 sets). The AVX2
  * set converts a block of halves four lanes at a time (two vcvtph2ps and two 4-lane
@@ -900,46 +889,31 @@ AI5 void fused_z(const char *x, char *o, int64_t m, double *sp, const char *x1, 
   *t1p = t1;
 }
 
-#define LANES_Z(NAME, SRC)                                                                  \
-  static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m,         \
-                      void *sp, void *tp, int write) {                                      \
-    return !(write) ? (g->ignore_nan ? blocks_z(x, o, m, sp, tp, SRC, 0, 0, 1)               \
-                                     : blocks_z(x, o, m, sp, tp, SRC, 0, 0, 0))              \
-           : g->exclusive ? (g->ignore_nan ? blocks_z(x, o, m, sp, tp, SRC, 1, 1, 1)         \
-                                           : blocks_z(x, o, m, sp, tp, SRC, 1, 1, 0))        \
-           : g->ignore_nan ? blocks_z(x, o, m, sp, tp, SRC, 1, 0, 1)                         \
-                           : blocks_z(x, o, m, sp, tp, SRC, 1, 0, 0);                        \
-  }                                                                                         \
-  static int64_t NAME##_reduce(const tally__scan_args *g, const char *x, char *o, int64_t m, \
-                               void *sp, void *tp, int write) {                             \
-    int64_t i = g->ignore_nan ? totals_z(x, m, tp, SRC, 1) : totals_z(x, m, tp, SRC, 0);     \
-    return i + NAME(g, x + SRC_ES(SRC) * i, o, m - i, sp, tp, write);                       \
-  }                                                                                         \
-  static int NAME##_fused(const char *x, char *o, int64_t m, void *s, const char *x1,       \
-                          void *t1, char *o1, int stashed) {                                \
-    (void)o1, (void)stashed;                                                                \
-    fused_z(x, o, m, s, x1, t1, SRC);                                                       \
-    return 0;                                                                               \
-  }
-LANES_Z(zsum_f16, 2)
-LANES_Z(zsum_bf16, 3)
-LANES_Z(zprod_f64, SRC_MUL | 0)
-LANES_Z(zprod_f32, SRC_MUL | 1)
-LANES_Z(zprod_f16, SRC_MUL | 2)
-LANES_Z(zprod_bf16, SRC_MUL | 3)
+#define LANES(NAME, SRC) LANES_FNS(NAME, SRC, blocks_z, totals_z, fused_z)
+#endif
 
-/* The AVX-512 set's f64-lane kernels, as the AVX2 set's lanes_d (f32 DEFAULT SUM stays
- * with the AVX2 set's fused kernels: bound by memory, and no faster in zmm in cache). */
+/* The f64-lane kernels of both vector sets (AVX2: LANES of blocks_pd; AVX-512: of
+ * blocks_z): f16 and bf16 DEFAULT sums, the DEFAULT products of f16, bf16, f32 and f64.
+ * (The f32 DEFAULT sum has its own fused kernels above, bound by memory, and was no
+ * faster in zmm in cache.) */
+#if TALLY_AVX2_HALVES || defined(__AVX512F__)
+LANES(lanes_sum_f16, 2)
+LANES(lanes_sum_bf16, 3)
+LANES(lanes_prod_f64, SRC_MUL | 0)
+LANES(lanes_prod_f32, SRC_MUL | 1)
+LANES(lanes_prod_f16, SRC_MUL | 2)
+LANES(lanes_prod_bf16, SRC_MUL | 3)
+
 static int lanes_d(tally_op op, tally_dtype dt, tally__scan_simd_fn *simd,
                    tally__scan_simd_fn *reduce, tally__scan_fused_fn *fused) {
 #define SET_(NAME) (*simd = NAME, *reduce = NAME##_reduce, *fused = NAME##_fused, 1)
-  if (op == TALLY_SUM) return dt == TALLY_F16 ? SET_(zsum_f16) : dt == TALLY_BF16 ? SET_(zsum_bf16) : 0;
+  if (op == TALLY_SUM) return dt == TALLY_F16 ? SET_(lanes_sum_f16) : dt == TALLY_BF16 ? SET_(lanes_sum_bf16) : 0;
   if (op != TALLY_PROD) return 0;
-  return dt == TALLY_F64 ? SET_(zprod_f64) : dt == TALLY_F32 ? SET_(zprod_f32)
-         : dt == TALLY_F16 ? SET_(zprod_f16) : dt == TALLY_BF16 ? SET_(zprod_bf16) : 0;
+  return dt == TALLY_F64 ? SET_(lanes_prod_f64) : dt == TALLY_F32 ? SET_(lanes_prod_f32)
+         : dt == TALLY_F16 ? SET_(lanes_prod_f16) : dt == TALLY_BF16 ? SET_(lanes_prod_bf16) : 0;
 #undef SET_
 }
-#elif !TALLY_AVX2_HALVES
+#else
 static int lanes_d(tally_op op, tally_dtype dt, tally__scan_simd_fn *simd,
                    tally__scan_simd_fn *reduce, tally__scan_fused_fn *fused) {
   (void)op, (void)dt, (void)simd, (void)reduce, (void)fused;
