@@ -424,15 +424,6 @@ static tally_status user_scan(tally_context *ctx, const tally__scan_problem *p, 
   return TALLY_OK;
 }
 
-/* The float sums' vector set on an AVX-512 context: the AVX2 set, whose blocks are
- * written in intrinsics with the two passes fused (scan_simd.c), where the AVX-512 set is
- * the generic lanes. The same bits either way. AMD EPYC with AVX-512 (Zen 4, 2 threads,
- * 2026-11-26, ms at 2^26, two runs): f32 DEFAULT 28.8-30.1 -> 18.8-18.9, FAST
- * 17.4-17.7 -> 16.0-16.9, f64 FAST 27.6-34.1 -> 27.6-35.3 (equal). On the Intel Xeon of
- * the GPU machine (16 threads, 2026-11-27, × a copy): f32 DEFAULT 1.02 against 0.96, FAST
- * 1.31 against 0.94. $TALLY_SCAN_SIMD=avx512 takes the AVX-512 set, for measuring (read
- * once). (The compensated f64 sum has its own kernels, scan_dd.c, built for the context's
- * ISA.) */
 /* $TALLY_SCAN_LANES=avx2: the AVX2 set's f64-lane kernels on an AVX-512 context, for
  * measuring (read once). */
 static int getenv_avx2_lanes(void) {
@@ -444,6 +435,15 @@ static int getenv_avx2_lanes(void) {
   return which == 2;
 }
 
+/* The float sums' vector set on an AVX-512 context: the AVX2 set, whose blocks are
+ * written in intrinsics with the two passes fused (scan_simd.c), where the AVX-512 set is
+ * the generic lanes. The same bits either way. AMD EPYC with AVX-512 (Zen 4, 2 threads,
+ * 2026-11-26, ms at 2^26, two runs): f32 DEFAULT 28.8-30.1 -> 18.8-18.9, FAST
+ * 17.4-17.7 -> 16.0-16.9, f64 FAST 27.6-34.1 -> 27.6-35.3 (equal). On the Intel Xeon of
+ * the GPU machine (16 threads, 2026-11-27, × a copy): f32 DEFAULT 1.02 against 0.96, FAST
+ * 1.31 against 0.94. $TALLY_SCAN_SIMD=avx512 takes the AVX-512 set, for measuring (read
+ * once). (The compensated f64 sum has its own kernels, scan_dd.c, built for the context's
+ * ISA.) */
 static const tally__scan_simd_set *scan_set_avx512(void) {
   static int which; /* 0: not read yet, 1: AVX2's, 2: AVX-512's (a race reads it twice alike) */
   if (!which) {
@@ -477,10 +477,12 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
                                                                : &tally__scan_simd_scalar;
   const bool fast = p->accuracy == TALLY_ACCURACY_FAST, contig = p->sx == 1 && p->so0 == 1;
   const bool half = p->dtype == TALLY_F16 || p->dtype == TALLY_BF16;
-  /* The f64-lane kernels with one block in a zmm register (the AVX-512 set's lanes_d:
-   * the same bits as the AVX2 set's, a conversion a block where AVX2 makes eight). */
-  const bool lanes = p->op == TALLY_PROD || (p->op == TALLY_SUM && half);
-  if (contig && (!fast || (p->op == TALLY_PROD && p->dtype == TALLY_F64)) && lanes && c->isa == TALLY__ISA_AVX512 && !getenv_avx2_lanes() &&
+  /* On AVX-512 the f64-lane kernels (f16, bf16 DEFAULT sums; DEFAULT float products,
+   * f64's FAST alike) with a block in one zmm register: the AVX-512 set's lanes_d, the
+   * same bits as the AVX2 set's with one conversion of each kind a block, not two. */
+  const bool lanes = (p->op == TALLY_PROD || (p->op == TALLY_SUM && half)) &&
+                     (!fast || (p->op == TALLY_PROD && p->dtype == TALLY_F64));
+  if (contig && lanes && c->isa == TALLY__ISA_AVX512 && !getenv_avx2_lanes() &&
       tally__scan_simd_avx512.lanes_d(p->op, p->dtype, &j.g.simd, &j.g.simd_reduce, &j.g.fused)) {
     if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL;
   } else if (p->op == TALLY_SUM && contig) {

@@ -30,8 +30,8 @@ typedef int64_t vl8 __attribute__((vector_size(64)));
   } while (0)
 
 /* The three entry points of an f64-lane scan kernel (LANES, below, of the AVX2 set's
- * loops or the AVX-512 set's): NAME (blocks, every option set), NAME_reduce (pass 1, then blocks) and
- * NAME_fused, from a set's BLOCKS, TOTALS and FUSED loops. */
+ * loops or the AVX-512 set's): NAME (blocks, every option set), NAME_reduce (pass 1,
+ * then blocks) and NAME_fused, from a set's BLOCKS, TOTALS and FUSED loops. */
 #define LANES_FNS(NAME, SRC, BLOCKS, TOTALS, FUSED)                                         \
   static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m,         \
                       void *sp, void *tp, int write) {                                      \
