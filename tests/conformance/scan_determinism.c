@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elem.h"
 #include "rng.h"
 #include "tally.h"
 
@@ -23,13 +24,7 @@ static const char *const devices[] = {"cpu:threads=1",       "cpu:threads=2,para
                                       "cpu:isa=avx2",        "cpu:isa=avx512"};
 #define NDEV (int)(sizeof devices / sizeof devices[0])
 
-static uint64_t state;
-static uint64_t next(void) { /* splitmix64 */
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+static uint64_t state; /* the splitmix64 stream of this run's data */
 
 /* One value of data kind `kind`: 0 uniform [0.5, 1.5); 1 signed, exponents over 2^-30 to
  * 2^30; 2 the specials mixed in (NaN, ±Inf, -0.0, subnormals of f16/bf16/f32); 3 near
@@ -49,23 +44,15 @@ static double value(int kind, uint64_t r) {
 
 static void store(tally_dtype dt, void *p, int64_t i, double v, uint64_t r, int kind) {
   if (kind == 2 && r % 53 == 7) { /* a NaN with a payload of its own */
-    if (dt == TALLY_F64) { uint64_t b = 0x7ff8000000000000ull | (r >> 40); memcpy((char *)p + 8 * i, &b, 8); }
-    else if (dt == TALLY_F32) { uint32_t b = 0x7fc00000u | (uint32_t)(r >> 50); memcpy((char *)p + 4 * i, &b, 4); }
-    else { uint16_t b = (uint16_t)((dt == TALLY_F16 ? 0x7e00u : 0x7fc0u) | (r >> 60)); memcpy((char *)p + 2 * i, &b, 2); }
+    tt_store_bits(dt, p, i, dt == TALLY_F64   ? 0x7ff8000000000000ull | (r >> 40)
+                            : dt == TALLY_F32 ? 0x7fc00000u | (r >> 50)
+                            : dt == TALLY_F16 ? 0x7e00u | (r >> 60)
+                                              : 0x7fc0u | (r >> 60));
     return;
   }
   if (dt == TALLY_F64) memcpy((char *)p + 8 * i, &v, 8);
   else if (dt == TALLY_F32) { float f = (float)v; memcpy((char *)p + 4 * i, &f, 4); }
   else { uint16_t h = dt == TALLY_F16 ? tally_f32_to_f16((float)v) : tally_f32_to_bf16((float)v); memcpy((char *)p + 2 * i, &h, 2); }
-}
-
-static int is_nan_bits(size_t rs, tally_dtype rd, const unsigned char *p) {
-  uint64_t b = 0;
-  memcpy(&b, p, rs);
-  if (rs == 8) return ((b >> 52) & 0x7ff) == 0x7ff && (b & 0xfffffffffffffull);
-  if (rs == 4) return ((b >> 23) & 0xff) == 0xff && (b & 0x7fffff);
-  if (rd == TALLY_F16) return ((b >> 10) & 0x1f) == 0x1f && (b & 0x3ff);
-  return ((b >> 7) & 0xff) == 0xff && (b & 0x7f); /* bf16 */
 }
 
 int main(void) {
@@ -104,7 +91,7 @@ int main(void) {
             unsigned char *base = malloc((size_t)n * w * rs), *o = malloc((size_t)n * w * rs);
             if (!x || !y || !base || !o) { printf("FAIL: out of memory\n"); return 1; }
             for (int64_t i = 0; i < n; i++) {
-              uint64_t r = next(), r2 = next();
+              uint64_t r = tt_splitmix64(&state), r2 = tt_splitmix64(&state);
               store(dt, x, i, value(kind, r), r, kind);
               store(dt, y, i, value(kind, r2), r2, kind);
             }
@@ -133,10 +120,8 @@ int main(void) {
               }
               if (!d) continue;
               for (int64_t v = 0; v < n * w; v++) {
-                const unsigned char *a = base + v * rs, *b = o + v * rs;
-                if (memcmp(a, b, rs) != 0 && !(is_nan_bits(rs, rd, a) && is_nan_bits(rs, rd, b))) {
-                  uint64_t ba = 0, bb = 0;
-                  memcpy(&ba, a, rs), memcpy(&bb, b, rs);
+                const uint64_t ba = tt_load_bits(rd, base, v), bb = tt_load_bits(rd, o, v);
+                if (ba != bb && !(tt_bits_isnan(rd, ba) && tt_bits_isnan(rd, bb))) {
                   printf("FAIL: scan %s %s n=%" PRId64 " data %d %s%s: value %" PRId64 " is %#" PRIx64
                          " on %s, %#" PRIx64 " on %s\n", tally_op_name(op), tally_dtype_name(dt), n, kind,
                          so.exclusive ? "exclusive" : "inclusive", opt & 2 ? " nan=ignore" : "", v, bb,
