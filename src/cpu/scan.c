@@ -50,6 +50,10 @@
  * each call's setup and pass 1's fold of its vector than on the piece (2026-11-27). */
 _Static_assert(SCAN_PIECE % DD_BLOCK == 0, "the compensated f64 sum's pieces are whole blocks");
 
+#ifndef SCAN_AHEAD_PIECES
+#define SCAN_AHEAD_PIECES 1
+#endif
+
 /* Small scans run on the calling thread (the same result): waking threads costs more. */
 #define WAKE_BYTES ((int64_t)4 << 20)
 
@@ -199,7 +203,11 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
     *tot = j->im.identity;
     for (int64_t a = pos; a < end; a += j->piece) {
       int64_t b = end - a > j->piece ? a + j->piece : end;
-      if (fuse) prefetch(j, q.pos, q.hi - q.pos > j->piece ? q.pos + j->piece : q.hi);
+      if (fuse) { /* the piece pass 1 reads now, and the next SCAN_AHEAD_PIECES */
+        int64_t pa = a == pos ? q.pos : q.pos + SCAN_AHEAD_PIECES * j->piece;
+        int64_t pb = q.pos + (SCAN_AHEAD_PIECES + 1) * j->piece;
+        prefetch(j, pa, pb < q.hi ? pb : q.hi);
+      }
       if (fuse && j->g.fused && b - a == j->piece && q.hi - q.pos >= j->piece) {
         /* both pieces in one loop: the same bits as the two calls below */
         stash_next &= j->g.fused(j->x + a * j->bx_el, j->o + a * j->bo_el, j->piece, &acc,
