@@ -52,8 +52,9 @@ _Static_assert(SCAN_PIECE % DD_BLOCK == 0, "the compensated f64 sum's pieces are
 
 /* The interleaved pass 1 prefetches this many pieces past the one it reads next, so that
  * piece's loads do not wait for memory: f64 DEFAULT SUM at 2^26, 2 threads, 2-core Xeon
- * VM, 73-92 ms against 86-104 prefetching the piece about to be read (2 and 4: no better
- * than 1; prefetching the outputs for writing too cost i32 PROD 10-20 %). */
+ * VM, min of 15 runs 73-97 ms against 86-104 prefetching the piece about to be read (lower
+ * in 9 of 10 turns; 2 and 4: no better than 1; prefetching the outputs for writing too
+ * cost i32 PROD 10-20 %). */
 #ifndef SCAN_AHEAD_PIECES
 #define SCAN_AHEAD_PIECES 1
 #endif
