@@ -55,8 +55,12 @@
  *   big); i16 -> i64 256 x 16 x 4 (261-264 / 991-998; 320x16x4 272 / 1018-1027, 256x8x8
  *   401 / 1546-1548, 256x16x6 417 / 1613-1623, the old 448x24x2 653-655 / 2484-2499); f16
  *   -> f32 256 x 32 x 4 (196-197 / 719-728; 256x32x5 274-275 / 1017-1021, 320x32x4 279-283
- *   / 1039-1043, 320x16x6 297-298 / 1133-1138, the old 448x24x2 240-242 / 900-902).
- *   Measured for SUM; PROD and the other types of those sizes follow it;
+ *   / 1039-1043, 320x16x6 297-298 / 1133-1138, the old 448x24x2 240-242 / 900-902);
+ *   f16 and bf16 went to 256 x 32 x 5 on 2026-11-28, when their runs were packed two
+ *   words to a register (scan.clh RUN_PACK; 40 registers and a 16-byte frame at 5
+ *   blocks of 288 threads): SUM x CUB on the H200 at 2^24-2^30, runs 130-131, 2-3 turns,
+ *   DEFAULT 0.95-1.11 against unpacked 256x32x4's 0.86-0.99, FAST 0.96-1.14 against
+ *   0.93-1.05. Measured for SUM; PROD and the other types of those sizes follow it;
  * - the rest (AFFINE of dtypes other than f32, f64, i64, u64): 448 threads, 96 bytes of
  *   input each, 2 per SM (not measured against other shapes).
  * - MIN and MAX of 1- and 2-byte elements (results as narrow): 512 x 32 x 4 (52
@@ -115,7 +119,7 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
   else if (es == 1 && rs == 8 && p->width == 1) /* bool spills at 5 blocks, i8 and u8 do not */
     tally__gpu_scan_plan_make(p, 160, 32, p->dtype == TALLY_BOOL ? 4 : 5, pl);
   else if (es == 2 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 4, pl);
-  else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 4, pl);
+  else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 5, pl); /* f16, bf16 SUM, PROD */
   else if (es == 1 && rs == 1 && p->width == 1) tally__gpu_scan_plan_make(p, 512, 32, 4, pl); /* MIN, MAX */
   else if (es == 2 && rs == 2 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 6, pl); /* MIN, MAX */
   else if (p->width == 2 && p->dtype == TALLY_F32) tally__gpu_scan_plan_make(p, 256, 20, 3, pl);
