@@ -21,7 +21,12 @@
  *   256x32x6 0.83 (registers spill at 32), 288x32x5 0.85, 192x32x7 0.76, 128x32x10 0.62,
  *   384x32x3 0.49);
  * - 8-byte elements (f64, i64, u64): 320 x 16 x 4 (f64 FAST x CUB, H100: 320x16x4
- *   1.00-1.01, 256x16x5 0.98, 224x16x6 0.97, the old 256x16x3 0.87-0.88), but the
+ *   1.00-1.01, 256x16x5 0.98, 224x16x6 0.97, the old 256x16x3 0.87-0.88); the f64 FAST
+ *   SUM went to 128 x 32 x 6 on 2026-11-28 (64 registers, no local memory; H200, runs
+ *   133-134, x CUB at 2^26 / 2^28: 128x32x6 1.046 / 1.028, then as the plan at
+ *   2^24-2^30 0.994-1.065; 320x16x4 0.972-0.975 / 0.979-0.982, 256x16x5 0.974 / 0.972,
+ *   160x32x4 0.965 / 0.978, 192x16x6 0.943 / 0.944, 256x20x3 0.871 / 0.863; not yet
+ *   measured on an H100; f64 PROD keeps 320x16x4, 1.15 x CUB at 2^28); but the
  *   compensated f64 sum (DEFAULT) 128 x 32 x 6 (2026-11-27, runs 83-84: 64 registers and
  *   no local memory at all, with the accumulators chosen by value in scan.clh; x CUB,
  *   H100 at 2^26-2^28: 128x32x6 0.97-0.98, 160x32x5 0.94-0.965, 224x24x4 0.93-0.97;
@@ -60,7 +65,12 @@
  *   words to a register (scan.clh RUN_PACK; 40 registers and a 16-byte frame at 5
  *   blocks of 288 threads): SUM x CUB on the H200 at 2^24-2^30, runs 130-131, 2-3 turns,
  *   DEFAULT 0.95-1.11 against unpacked 256x32x4's 0.86-0.99, FAST 0.96-1.14 against
- *   0.93-1.05. Measured for SUM; PROD and the other types of those sizes follow it;
+ *   0.93-1.05); FAST (f32 lanes) then to 224 x 32 x 6 (runs 133-134, H200, x CUB at
+ *   2^28 / 2^30: 0.983-1.003 / 0.986-0.991 against 256x32x5's 0.972-0.985 /
+ *   0.965-0.969; then as the plan 0.993-0.999 / 0.994-0.996; DEFAULT level at both
+ *   shapes, 0.957-0.973 / 0.952-0.965, and 224x32x6 lower at 2^24 for bf16, 0.966
+ *   against 1.030-1.054). Measured for SUM; PROD and the other types of those sizes
+ *   follow it;
  * - the rest (AFFINE of dtypes other than f32, f64, i64, u64): 448 threads, 96 bytes of
  *   input each, 2 per SM (not measured against other shapes).
  * - MIN and MAX of 1- and 2-byte elements (results as narrow): 512 x 32 x 4 (52
@@ -111,6 +121,8 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
     tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* the compensated f64 sum */
   else if (es == 8 && p->width == 1 && is_f64 && (p->op == TALLY_MIN || p->op == TALLY_MAX))
     tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* f64 MIN, MAX: as the compensated sum */
+  else if (es == 8 && p->width == 1 && is_f64 && p->op == TALLY_SUM)
+    tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* the FAST f64 sum: as the compensated one */
   else if (es == 8 && p->width == 1 && is_f64) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
   else if (es == 8 && p->width == 1 && (p->op == TALLY_MIN || p->op == TALLY_MAX))
     tally__gpu_scan_plan_make(p, 256, 16, 4, pl); /* i64, u64 MIN, MAX: runs in local memory */
@@ -119,7 +131,9 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
   else if (es == 1 && rs == 8 && p->width == 1) /* bool spills at 5 blocks, i8 and u8 do not */
     tally__gpu_scan_plan_make(p, 160, 32, p->dtype == TALLY_BOOL ? 4 : 5, pl);
   else if (es == 2 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 4, pl);
-  else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 5, pl); /* f16, bf16 SUM, PROD */
+  else if (es == 2 && rs == 4 && p->width == 1 && p->accuracy == TALLY_ACCURACY_FAST)
+    tally__gpu_scan_plan_make(p, 224, 32, 6, pl); /* f16, bf16 SUM, PROD, f32 lanes */
+  else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 5, pl); /* f64 lanes */
   else if (es == 1 && rs == 1 && p->width == 1) tally__gpu_scan_plan_make(p, 512, 32, 4, pl); /* MIN, MAX */
   else if (es == 2 && rs == 2 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 6, pl); /* MIN, MAX */
   else if (p->width == 2 && p->dtype == TALLY_F32) tally__gpu_scan_plan_make(p, 256, 20, 3, pl);
