@@ -28,6 +28,7 @@ typedef ulong u64;
 #define RARE static /* out of line where the compiler agrees (CUDA: __noinline__) */
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define LOCAL_ID ((int)get_local_id(0))
+#define ASSUME(c) ((void)0) /* a hint CUDA takes (dialect_cuda.h) */
 #define GROUP_ID ((i64)get_group_id(0))
 #define GROUP_ID_Y ((i64)get_group_id(1))
 #define NUM_GROUPS ((i64)get_num_groups(0))
