@@ -115,14 +115,11 @@
  * blocks, the more of them overlap a look-back with loads. */
 void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl) {
   const size_t es = tally_dtype_size(p->dtype), rs = tally_dtype_size(p->rdtype);
-  const int is_f64 = p->dtype == TALLY_F64, fdef = is_f64 && p->accuracy != TALLY_ACCURACY_FAST;
+  const int is_f64 = p->dtype == TALLY_F64;
   if (tally__gpu_scan_narrow(p)) tally__gpu_scan_plan_make(p, 320, 32, 4, pl);
-  else if (es == 8 && p->width == 1 && p->op == TALLY_SUM && fdef)
-    tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* the compensated f64 sum */
-  else if (es == 8 && p->width == 1 && is_f64 && (p->op == TALLY_MIN || p->op == TALLY_MAX))
-    tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* f64 MIN, MAX: as the compensated sum */
-  else if (es == 8 && p->width == 1 && is_f64 && p->op == TALLY_SUM)
-    tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* the FAST f64 sum: as the compensated one */
+  else if (es == 8 && p->width == 1 && is_f64 &&
+           (p->op == TALLY_SUM || p->op == TALLY_MIN || p->op == TALLY_MAX))
+    tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* f64 SUM (compensated or FAST), MIN, MAX */
   else if (es == 8 && p->width == 1 && is_f64) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
   else if (es == 8 && p->width == 1 && (p->op == TALLY_MIN || p->op == TALLY_MAX))
     tally__gpu_scan_plan_make(p, 256, 16, 4, pl); /* i64, u64 MIN, MAX: runs in local memory */
