@@ -223,6 +223,28 @@ static tally_status slots_for(tally__cuda_ctx *c, int64_t ntiles, CUdeviceptr *c
   return TALLY_OK;
 }
 
+/* How many tiles ahead scan_1pass's look-back warps fetch input into L2 (scan.clh,
+ * `ahead`): up to an eighth of L2 in flight and at most 192 tiles, and none for scans of
+ * fewer than four waves of resident blocks, whose later tiles start about as soon as
+ * they are fetched. H200 (50 MiB of L2), DEFAULT SUM at 2^28 (run 141): 64 and 192 tiles
+ * ahead were level, 4-7 % faster than none; 512 (16-20 MiB for f64 and f32) lost
+ * 13-17 %, and f16 (8 MiB) less than 192. Every op and dtype at 2^28 gained (run 142);
+ * f64 SUM and MAX at 2^22-2^23 (1.3-2.6 waves) lost 3-7 %, at 2^24 (5.2) gained 3 %
+ * (runs 144-145). TALLY_SCAN_AHEAD=N sets it, for measuring (0: off). */
+static unsigned scan_ahead(const tally__cuda_ctx *c, const tally__scan_problem *p,
+                           const tally__gpu_scan_plan *pl) {
+  const char *e = getenv("TALLY_SCAN_AHEAD");
+  if (e && *e) {
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (*end == 0 && v >= 0 && v <= 1 << 20) return (unsigned)v;
+  }
+  if (pl->ntiles < 4 * (int64_t)c->sms * pl->minb) return 0;
+  const int64_t tile_bytes = (int64_t)pl->block * pl->items * (int64_t)pl->esize * p->width;
+  const int64_t fit = c->l2_bytes > 0 ? (int64_t)c->l2_bytes / 8 / tile_bytes : 0;
+  return (unsigned)(fit < 192 ? fit : 192);
+}
+
 static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, const void *in,
                              const void *in2, void *out) {
   tally__gpu_scan_plan pl;
@@ -280,8 +302,9 @@ static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, c
     unsigned ep, base;
     if ((s = slots_for(c, pl.ntiles, &counter, &slots, &ep, &base))) return s;
     /* BLOCK threads scan each tile, one more warp looks back (scan.clh, scan_1pass) */
+    unsigned ahead = scan_ahead(c, p, &pl);
     void *args[] = {&x, &y, &n, &sx, &sy, &heads_dev, &o, &so0, &so1, &mode, &has_init, &i0, &i1,
-                    &counter, &slots, &ep, &base};
+                    &counter, &slots, &ep, &base, &ahead};
     r = c->cu->cuLaunchKernel(fn, (unsigned)pl.ntiles, 1, 1, (unsigned)pl.block + 32, 1, 1, 0,
                               c->stream, args, NULL);
     if (r) {

@@ -131,6 +131,16 @@ INLINE void copy_async16(LOCAL_PTR vec16 *dst, const GLOBAL void *src) {
 #define COPY_ASYNC_WAIT() ((void)0)
 #endif
 
+/* Bring the 128-byte line at p into L2 without waiting for it or holding a register:
+ * the scan fetches a later tile's input this way (scan.clh, prefetch_tile_l2).
+ * PREFETCH_L2_KEEP also asks L2 to keep the line before others (evict_last). */
+#define PREFETCH_L2(p) asm volatile("prefetch.global.L2 [%0];" ::"l"(p))
+#if __CUDA_ARCH__ >= 800
+#define PREFETCH_L2_KEEP(p) asm volatile("prefetch.global.L2::evict_last [%0];" ::"l"(p))
+#else
+#define PREFETCH_L2_KEEP(p) PREFETCH_L2(p)
+#endif
+
 /* Warps: 32 lanes that exchange registers without memory. */
 #define HAVE_SHUFFLE 1
 #define WARP 32

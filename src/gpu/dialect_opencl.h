@@ -29,6 +29,8 @@ typedef ulong u64;
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define LOCAL_ID ((int)get_local_id(0))
 #define ASSUME(c) ((void)0) /* a hint CUDA takes (dialect_cuda.h) */
+#define PREFETCH_L2(p) ((void)0) /* CUDA only (dialect_cuda.h) */
+#define PREFETCH_L2_KEEP(p) ((void)0)
 #define GROUP_ID ((i64)get_group_id(0))
 #define GROUP_ID_Y ((i64)get_group_id(1))
 #define NUM_GROUPS ((i64)get_num_groups(0))
