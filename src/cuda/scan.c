@@ -226,11 +226,12 @@ static tally_status slots_for(tally__cuda_ctx *c, int64_t ntiles, CUdeviceptr *c
 /* How many tiles ahead scan_1pass's look-back warps fetch input into L2 (scan.clh,
  * `ahead`): up to an eighth of L2 in flight and at most 192 tiles, and none for scans of
  * fewer than four waves of resident blocks, whose later tiles start about as soon as
- * they are fetched. H200 (50 MiB of L2), DEFAULT SUM at 2^28 (run 141): 64 and 192 tiles
+ * they are fetched. H200, DEFAULT SUM at 2^28 (run 141): 64 and 192 tiles
  * ahead were level, 4-7 % faster than none; 512 (16-20 MiB for f64 and f32) lost
  * 13-17 %, and f16 (8 MiB) less than 192. Every op and dtype at 2^28 gained (run 142);
- * f64 SUM and MAX at 2^22-2^23 (1.3-2.6 waves) lost 3-7 %, at 2^24 (5.2) gained 3 %
- * (runs 144-145). TALLY_SCAN_AHEAD=N sets it, for measuring (0: off). */
+ * f64 SUM and MAX at 2^22-2^23 (1.3-2.6 waves) lost 3-7 % (run 144); at 2^24 (5.2
+ * waves) 3 % faster in run 143, level in run 145. TALLY_SCAN_AHEAD=N sets it, for
+ * measuring (0: off). */
 static unsigned scan_ahead(const tally__cuda_ctx *c, const tally__scan_problem *p,
                            const tally__gpu_scan_plan *pl) {
   const char *e = getenv("TALLY_SCAN_AHEAD");
