@@ -470,6 +470,23 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
                              const void *in2, void *out) {
   if (p->uop) return user_scan(ctx, p, in, out);
   tally__cpu_ctx *c = (tally__cpu_ctx *)ctx;
+  /* FAST sums and products of f16 and bf16 run as DEFAULT (f64 lanes; on AVX-512 and
+   * AVX2 converted in registers, with a fused pass: the input read once): DEFAULT's
+   * results are FAST's too (at least as accurate; FAST promises no order), and FAST's
+   * own path (pieces converted to f32 for the f32 kernels, no fused pass) reads the input
+   * twice. On every ISA and layout alike, so the bits stay the same across thread counts,
+   * ISAs and strides (the conformance suite's threads check). GPU host's Xeon, 16 threads, 2^26, 2026-11-28 (runs 150-151), FAST ms before /
+   * after: AVX-512 f16 SUM 12.2 / 5.3-5.6, bf16 SUM 12.5 / 5.5-5.9, f16 PROD 16.2 /
+   * 6.1-6.9, bf16 PROD 14.8 / 5.8-6.3; AVX2 (DEFAULT's times there) f16 SUM 10.6-11.0 /
+   * 7.0-7.3, PROD 12.6-14.0 / 7.4-7.9. Where compute bounds the scan instead (a 2-core
+   * VM), FAST's own SUM kernels were up to 1.3 x faster: see docs/PERFORMANCE.md. */
+  tally__scan_problem as_default;
+  if (p->accuracy == TALLY_ACCURACY_FAST && (p->dtype == TALLY_F16 || p->dtype == TALLY_BF16) &&
+      (p->op == TALLY_SUM || p->op == TALLY_PROD)) {
+    as_default = *p;
+    as_default.accuracy = TALLY_ACCURACY_DEFAULT;
+    p = &as_default;
+  }
   scan_job j;
   memset(&j, 0, sizeof j);
   j.p = p;
