@@ -489,12 +489,13 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
    * AVX2 converted in registers, with a fused pass: the input read once): DEFAULT's
    * results are FAST's too (at least as accurate; FAST promises no order), and FAST's
    * own path (pieces converted to f32 for the f32 kernels, no fused pass) reads the input
-   * twice. On every ISA and layout alike, so the bits stay the same across thread counts,
-   * ISAs and strides (the conformance suite's threads check). GPU host's Xeon, 16 threads, 2^26, 2026-11-28 (runs 150-151), FAST ms before /
-   * after: AVX-512 f16 SUM 12.2 / 5.3-5.6, bf16 SUM 12.5 / 5.5-5.9, f16 PROD 16.2 /
-   * 6.1-6.9, bf16 PROD 14.8 / 5.8-6.3; AVX2 (DEFAULT's times there) f16 SUM 10.6-11.0 /
-   * 7.0-7.3, PROD 12.6-14.0 / 7.4-7.9. Where compute bounds the scan instead (a 2-core
-   * VM), FAST's own SUM kernels were up to 1.3 x faster: see docs/PERFORMANCE.md. */
+   * twice. On every ISA and layout alike, so the bits stay the same across thread
+   * counts, ISAs and strides (the conformance suite's threads check). GPU host's Xeon,
+   * 16 threads, 2^26, 2026-11-28 (runs 150-151), FAST ms before / after: AVX-512 f16
+   * SUM 12.2 / 5.3-5.6, bf16 SUM 12.5 / 5.5-5.9, f16 PROD 16.2 / 6.1-6.9, bf16 PROD
+   * 14.8 / 5.8-6.3; AVX2 (DEFAULT's times there) f16 SUM 10.6-11.0 / 7.0-7.3, PROD
+   * 12.6-14.0 / 7.4-7.9. Where compute bounds the scan instead (a 2-core VM), FAST's own
+   * SUM kernels were up to 1.2 x faster: see docs/PERFORMANCE.md. */
   tally__scan_problem as_default;
   if (p->accuracy == TALLY_ACCURACY_FAST && (p->dtype == TALLY_F16 || p->dtype == TALLY_BF16) &&
       (p->op == TALLY_SUM || p->op == TALLY_PROD)) {
@@ -554,7 +555,7 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       /* Its writes fetched a piece ahead, on Intel: GPU host's Xeon, 16 threads, 2^26
        * (run 152, six turns), median 18.97 ms against 20.98 (0.85 x copy against 0.80),
        * lower in 5 of 6 turns than the plain runs on either side; on the 2-core AMD VM it
-       * lost (63-69 ms against 56-60, run 148), and for i32 PROD there too (earlier). */
+       * lost in run 148 (63-69 ms against 56-60) and was within that VM's noise later. */
       j.prefetch_out = !c->amd && j.g.simd != NULL;
     }
     if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL; /* see tally__scan_fused_fn */
