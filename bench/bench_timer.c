@@ -10,15 +10,10 @@
 #define BATCH_MAX ((int64_t)1 << 24)
 #define MAX_RUNS 100000
 
-static int time_batch(const bench_series *se, int64_t batch, int64_t *ns) {
-  if (se->before) { /* one call a sample (bench_series_before) */
-    int rc = se->before(se->before_arg);
-    if (rc) return rc;
-    batch = 1;
-  }
+static int time_batch(bench_call fn, void *arg, int64_t batch, int64_t *ns) {
   int64_t t0 = bench_now_ns();
   for (int64_t i = 0; i < batch; i++) {
-    int rc = se->fn(se->arg);
+    int rc = fn(arg);
     if (rc) return rc;
   }
   *ns = bench_now_ns() - t0;
@@ -36,11 +31,6 @@ void bench_series_init(bench_series *se, bench_call fn, void *arg) {
   se->arg = arg;
 }
 
-void bench_series_before(bench_series *se, bench_call fn, void *arg) {
-  se->before = fn;
-  se->before_arg = arg;
-}
-
 void bench_series_free(bench_series *se) {
   free(se->s);
   se->s = NULL;
@@ -53,8 +43,8 @@ static int warm_up(bench_series *se) {
   /* Double the batch until one lasts BATCH_MIN_NS: these calls warm up too, and are
    * never among the samples. */
   for (;;) {
-    if ((rc = time_batch(se, batch, &ns)) != 0) return rc;
-    if (se->before || ns >= BATCH_MIN_NS || batch >= BATCH_MAX) break;
+    if ((rc = time_batch(se->fn, se->arg, batch, &ns)) != 0) return rc;
+    if (ns >= BATCH_MIN_NS || batch >= BATCH_MAX) break;
     batch *= 2;
   }
   se->batch = batch;
@@ -72,7 +62,7 @@ int bench_series_round(bench_series *se, const bench_timing *t, int k) {
   int64_t ns;
   if (se->batch == 0) {
     if ((rc = warm_up(se)) != 0) return rc;
-  } else if ((rc = time_batch(se, se->batch, &ns)) != 0) {
+  } else if ((rc = time_batch(se->fn, se->arg, se->batch, &ns)) != 0) {
     return rc; /* one untimed batch: back from the other contenders' turns */
   }
   int huge = se->per_call_s > t->min_time / 4;
@@ -86,7 +76,7 @@ int bench_series_round(bench_series *se, const bench_timing *t, int k) {
     se->cap = cap;
   }
   while (se->runs < se->cap && (se->runs < want || spent < round_s)) {
-    if ((rc = time_batch(se, se->batch, &ns)) != 0) return rc;
+    if ((rc = time_batch(se->fn, se->arg, se->batch, &ns)) != 0) return rc;
     se->s[se->runs++] = (double)ns / (double)se->batch * 1e-3;
     spent += (double)ns * 1e-9;
   }

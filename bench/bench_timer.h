@@ -9,10 +9,6 @@
  *      more than min_time/4: huge sizes), or exactly `repeat` samples when repeat > 0;
  *   3. report the median of (batch time / batch size).
  *
- * A contender given a call to run before each of its calls (bench_series_before: `tally
- * bench --flush` on a CPU device flushes the caches) takes samples of one call each,
- * that call untimed before each.
- *
  * Step 2 may be split into rounds: the contenders of one size then take turns (a round
  * each, several times), so a change in the machine's background load (a shared machine)
  * reaches all of them alike instead of whichever ran at the time. Each round runs one
@@ -43,8 +39,6 @@ typedef struct {
 typedef struct {
   bench_call fn;
   void *arg;
-  bench_call before; /* NULL, or run untimed before every call (bench_series_before) */
-  void *before_arg;
   int64_t batch;     /* 0 until the warm-up has run */
   double per_call_s; /* the warm-up's estimate */
   double *s;         /* samples, µs per call */
@@ -52,9 +46,6 @@ typedef struct {
 } bench_series;
 
 void bench_series_init(bench_series *se, bench_call fn, void *arg);
-/* fn(arg) runs, untimed, before every call of the contender (a cache flush): a sample is
- * then one call, however short (step 1's batches are not formed). */
-void bench_series_before(bench_series *se, bench_call fn, void *arg);
 /* Round k of t->rounds (k from 0): the warm-up in round 0, then this round's samples.
  * 0, or the contender's nonzero return (-1: out of memory). */
 int bench_series_round(bench_series *se, const bench_timing *t, int k);

@@ -311,22 +311,8 @@ def group_bench(t):
                 t.fail(["bench", "--scan", "--hist"], "bad row %s" % r)
             if r["kind"] == "hist" and r["bins"] != 16:
                 t.fail(["bench", "--hist", "--bins", "16"], "bins %s" % r["bins"])
-            if r["flush_bytes"] != 0:
-                t.fail(["bench", "--scan", "--hist"], "flush_bytes %s without --flush" % r["flush_bytes"])
     except Exception as e:
         t.fail(["bench", "--scan", "--hist", "--json"], "bad output: %r" % e)
-    # --flush MIB on a CPU device: the caches flushed before each call, said in every row
-    # and in the table's header.
-    args = ["bench", "--scan", "--hist", "--sizes", "2^12", "--dtypes", "u8", "--repeat", "3",
-            "--rounds", "1", "--bins", "16", "--flush", "1"]
-    out = t.ok(args + ["--json"])
-    try:
-        rows = [json.loads(line) for line in out.splitlines()]
-        if len(rows) != 3 or any(r["flush_bytes"] != 1 << 20 or not r["median_us"] > 0 for r in rows):
-            t.fail(args, "rows %s" % rows)
-    except Exception as e:
-        t.fail(args + ["--json"], "bad output: %r" % e)
-    t.ok(args, lambda o: None if "caches flushed before each call (1 MiB)" in o else "no flush in the header")
     t.ok(["bench", "--scan", "--sizes", "2^10", "--min-time", "0.001", "--rounds", "1"],
          lambda o: None if "copy_GB/s" in o and "ratio" in o else "no table header")
     # --scan times each of --ops (sum, prod, min, max); the rows name their op.

@@ -19,9 +19,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef TALLY_HAVE_OPENMP
-#include <omp.h>
-#endif
 
 #define MAXC 8
 
@@ -52,41 +49,6 @@ static int run_read(void *arg) {
   return 0;
 }
 
-/* --flush MIB on a CPU device: before every timed call of every contender, all threads
- * write their share of a buffer of that size and read it back, so that the data of the
- * call before (the input and output of a size that fits the caches, an L3 of hundreds of
- * MiB) is evicted; give 2 x the last-level cache or more. */
-typedef struct {
-  unsigned char *buf;
-  size_t bytes;
-  unsigned char pass;
-  volatile uint64_t sink;
-} flush_job;
-
-static void flush_range(flush_job *f, size_t a, size_t b, uint64_t *acc) {
-  memset(f->buf + a, f->pass, b - a);
-  uint64_t s = 0;
-  for (size_t i = a; i < b; i += 64) s += f->buf[i];
-  *acc += s;
-}
-
-static int run_flush(void *arg) {
-  flush_job *f = arg;
-  f->pass++;
-  uint64_t acc = 0;
-#ifdef TALLY_HAVE_OPENMP
-#pragma omp parallel reduction(+ : acc)
-  {
-    size_t t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
-    flush_range(f, f->bytes * t / nt, f->bytes * (t + 1) / nt, &acc);
-  }
-#else
-  flush_range(f, 0, f->bytes, &acc);
-#endif
-  f->sink ^= acc;
-  return 0;
-}
-
 typedef struct {
   tally_context *ctx;
   tally_array in, in2, out, counts; /* in2: AFFINE's b's */
@@ -108,15 +70,6 @@ static int run_tally(void *arg) {
 static int time_all(const bench_opts *o, tally_context *ctx, bench_series *se, int nc,
                     tally_job *const *jobs, double *us, double *busy) {
   int rounds = o->timing.rounds > 0 ? o->timing.rounds : 1;
-  flush_job fl = {NULL, 0, 0, 0};
-  if (o->flush_bytes > 0) {
-    fl.bytes = (size_t)o->flush_bytes;
-    if (!(fl.buf = bench_alloc(fl.bytes))) {
-      cli_error("--flush: out of memory for %.0f MiB", (double)fl.bytes / (1 << 20));
-      return -1;
-    }
-    for (int i = 0; i < nc; i++) bench_series_before(&se[i], run_flush, &fl);
-  }
   bench_cpu_mark m0, m1;
   bench_cpu_mark_now(&m0);
   for (int k = 0; k < rounds; k++)
@@ -126,10 +79,8 @@ static int time_all(const bench_opts *o, tally_context *ctx, bench_series *se, i
       if (rc == 0) continue;
       if (jobs[i] && jobs[i]->st != TALLY_OK) cli_lib_error(ctx, jobs[i]->st);
       else cli_error("out of memory");
-      bench_free(fl.buf);
       return -1;
     }
-  bench_free(fl.buf);
   bench_cpu_mark_now(&m1);
   *busy = bench_others_busy(&m0, &m1);
   for (int i = 0; i < nc; i++) {
@@ -142,11 +93,8 @@ static int time_all(const bench_opts *o, tally_context *ctx, bench_series *se, i
 
 static void header(const bench_run *r, int hist) {
   if (r->o->json) return;
-  printf("# tally bench --%s: device %s (%s, isa %s, %d threads), %s", hist ? "hist" : "scan",
+  printf("# tally bench --%s: device %s (%s, isa %s, %d threads), %s\n", hist ? "hist" : "scan",
          r->info.backend, r->info.device, r->info.isa, r->info.threads, r->date);
-  if (r->o->flush_bytes > 0)
-    printf(", caches flushed before each call (%.0f MiB)", (double)r->o->flush_bytes / (1 << 20));
-  printf("\n");
   if (hist)
     printf("%-6s %6s %10s %-8s %11s %9s %12s %9s %7s\n", "dtype", "bins", "n", "data", "median_us",
            "GB/s", "probe_GB/s", "ratio", "busy");
@@ -177,7 +125,6 @@ static void row(const bench_run *r, int hist, tally_op op, tally_dtype dt, int64
     bench_json_num(hist ? "probe_gbps" : "copy_gbps", pg, 0);
     printf(",\"probe_threads\":%d", probe_threads_used);
     bench_json_num(hist ? "ratio_probe" : "ratio_copy", gbps / pg, 0);
-    printf(",\"flush_bytes\":%" PRId64, r->o->flush_bytes > 0 ? r->o->flush_bytes : 0);
     bench_json_num("others_busy", busy, busy < 0);
     puts("}");
   } else if (hist) {
