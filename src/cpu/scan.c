@@ -540,11 +540,11 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       j.g.simd = v->sum_f64;
       j.g.simd_reduce = v->reduce_f64;
       j.g.fused = v->fused_f64;
-    } else if (half && !fast && v->lanes_d(p->op, p->dtype, &j.g.simd, &j.g.simd_reduce, &j.g.fused)) {
-      /* converted in registers */
+    } else if (half && v->lanes_d(p->op, p->dtype, &j.g.simd, &j.g.simd_reduce, &j.g.fused)) {
+      /* converted in registers (FAST halves arrive here as DEFAULT: see the top) */
     } else if (half) { /* through the f32 kernels: no fused kernel */
-      j.g.simd_f32 = fast ? v->sum_f32_f : v->sum_f32_d;
-      j.g.simd_reduce_f32 = fast ? v->reduce_f32_f : v->reduce_f32_d;
+      j.g.simd_f32 = v->sum_f32_d;
+      j.g.simd_reduce_f32 = v->reduce_f32_d;
     } else if (p->dtype == TALLY_F64) {
       const tally__scan_dd_set *d = c->isa == TALLY__ISA_AVX512 ? &tally__scan_dd_avx512
                                     : c->isa == TALLY__ISA_AVX2 ? &tally__scan_dd_avx2
@@ -566,7 +566,7 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   } else if (p->op == TALLY_PROD && contig) {
     if (p->dtype == TALLY_F64) j.g.simd = v->prod_f64;
     else if (p->dtype == TALLY_F32) j.g.simd = fast ? v->prod_f32_f : v->prod_f32_d;
-    else if (half) j.g.simd_f32 = j.g.simd_reduce_f32 = fast ? v->prod_f32_f : v->prod_f32_d;
+    else if (half) j.g.simd_f32 = j.g.simd_reduce_f32 = v->prod_f32_d; /* DEFAULT: see the top */
   }
   if (j.g.simd_f32) {
     j.g.simd = p->dtype == TALLY_F16 ? v->half_f16 : v->half_bf16;

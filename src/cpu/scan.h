@@ -71,7 +71,7 @@ typedef struct {
   tally__scan_simd_fn prod_f32_d, prod_f32_f, prod_f64;
   /* f16 and bf16 (SUM, PROD) on pieces converted to f32, through g->simd_f32 (and its
    * pass 1, g->simd_reduce_f32): simd and simd_reduce of those dtypes where lanes_d
-   * (below) has none of its own (FAST; the SSE2 and AVX-512 sets). */
+   * (below) has none of its own (the SSE2 and AVX-512 sets; FAST halves run as DEFAULT). */
   tally__scan_simd_fn half_f16, half_reduce_f16, half_bf16, half_reduce_bf16;
   /* The f64-lane kernels of (op, dt) with a pass 1 and a fused pass, inputs converted in
    * registers: 1 and the three set, or 0 (AVX2 only: f16 and bf16 DEFAULT SUM; f16, bf16,
