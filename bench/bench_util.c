@@ -63,6 +63,28 @@ void bench_fill(void *p, tally_dtype t, int64_t n, uint64_t seed, uint64_t strea
   }
 }
 
+void bench_fill_ramp(void *p, tally_dtype t, int64_t n, int descending) {
+  size_t es = tally_dtype_size(t);
+  int w = (int)es * 8;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t i = descending ? n - 1 - k : k;
+    char *at = (char *)p + k * (int64_t)es;
+    if (t == TALLY_F16 || t == TALLY_BF16 || t == TALLY_F32 || t == TALLY_F64) {
+      double v = 0.5 + (double)i / (double)n; /* rounding keeps the order (ties repeat) */
+      if (t == TALLY_F64) memcpy(at, &v, 8);
+      else if (t == TALLY_F32) { float f = (float)v; memcpy(at, &f, 4); }
+      else { uint16_t h = t == TALLY_F16 ? tally_f32_to_f16((float)v) : tally_f32_to_bf16((float)v); memcpy(at, &h, 2); }
+      continue;
+    }
+    if (t == TALLY_BOOL) { *(uint8_t *)at = (uint8_t)(2 * i >= n); continue; }
+    /* i·2^w / n over the w-bit range; signed types from their minimum (the top bit
+     * flipped) */
+    uint64_t u = (uint64_t)(((unsigned __int128)i << w) / (unsigned __int128)n);
+    if (t == TALLY_I8 || t == TALLY_I16 || t == TALLY_I32 || t == TALLY_I64) u ^= (uint64_t)1 << (w - 1);
+    memcpy(at, &u, es); /* the low bytes (little-endian) */
+  }
+}
+
 static int64_t cpu_ns(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);

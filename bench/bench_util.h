@@ -23,6 +23,12 @@ void bench_free(void *p);
  * stream picks an independent sequence for the same seed (the second input of DOT). */
 void bench_fill(void *p, tally_dtype t, int64_t n, uint64_t seed, uint64_t stream);
 
+/* Fill n elements with a ramp over the type's range, rising with the index (descending:
+ * falling): integers i·2^w/n from the type's minimum, floats 0.5 + i/n rounded, bool 0
+ * then 1. As many distinct values as the type holds, up to n: every element a new
+ * maximum (minimum), the MIN and MAX scans' worst case (`tally bench --scan --order`). */
+void bench_fill_ramp(void *p, tally_dtype t, int64_t n, int descending);
+
 /* Sleep until this process's other threads (tally's pool, OpenMP workers) have stopped
  * spinning: in 1 ms steps until a step costs the process under 0.2 ms of CPU time, at
  * most ~100 ms. Called before every contender is timed, so that nobody's idle spinners

@@ -138,12 +138,28 @@
     if ((n) > 32) v = OPV(v, VSH(v, f, 32, n));        \
   } while (0)
 
+/* Whether every lane of vectors a and b holds the same bits. */
+#if VB == 64
+#define VSAME(a, b) (_mm512_cmpneq_epi8_mask((__m512i)(a), (__m512i)(b)) == 0)
+#else
+#define VSAME(a, b) (_mm256_movemask_epi8(_mm256_cmpeq_epi8((__m256i)(a), (__m256i)(b))) == -1)
+#endif
+
 /* A tally__scan_simd_fn: the full vectors of [0, m) (n lanes of L each). *sp, *tp: the
  * running value and the total as the scalar kernel keeps them (A: int64_t or uint64_t),
- * tp NULL: no total. LOADV(V, i) gives the lanes of elements i.., STOREV(V, i, r) writes
- * results (both may use kc, the call's constants); TO_L, FROM_L map an A value to a lane
- * and back; ID is the identity lane; OPV the op on vectors, OPS on scalars. */
-#define EXACT_KERNEL(NAME, L, n, A, ID, TO_L, FROM_L, LOADV, STOREV, OPV, OPS)               \
+ * tp NULL: no total. LOADV(V, i) gives the lanes of elements i.., OUTV(V, r) the bits
+ * that results r store as (both may use kc, the call's constants); TO_L, FROM_L map an A
+ * value to a lane and back; ID is the identity lane; OPV the op on vectors, OPS on
+ * scalars.
+ *
+ * IDEM (MIN and MAX: x ⊕ x = x, and x ⊕ y is x or y): a vector none of whose lanes beats
+ * the running value s (v ⊕ s = s in every lane) has every result s, inclusive or
+ * exclusive, and leaves s as it is: it is stored as s's bits, without its prefix. The
+ * running value settles fast on most data (a 1-byte type's can change at most 255 times a
+ * run), and then every vector takes this path: a load, two compares and a store instead
+ * of log2(n) shuffle steps. Where every vector holds a new extreme (sorted input, for
+ * types of 2 bytes or more) the test costs two operations a vector more. */
+#define EXACT_KERNEL(NAME, L, n, A, ID, TO_L, FROM_L, LOADV, OUTV, OPV, OPS, IDEM)           \
   static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m, void *sp, \
                       void *tp, int write) {                                                  \
     typedef L V __attribute__((vector_size(VB)));                                            \
@@ -166,13 +182,21 @@
       tv = OPV(tv, t2);                                                                       \
     } else {                                                                                  \
       const int excl = g->exclusive;                                                          \
+      V sb = s;     /* s as stored, once sb_ok */                                             \
+      int sb_ok = 0; /* (mapped when needed: sorted data would map it every vector) */        \
       for (; i + (n) <= m; i += (n)) {                                                        \
         V v = LOADV(V, i);                                                                    \
         if (tp) tv = OPV(tv, v);                                                              \
+        if ((IDEM) && VSAME(OPV(v, s), s)) {                                                  \
+          if (!sb_ok) sb = OUTV(V, s), sb_ok = 1;                                             \
+          ST_NATIVE(V, i, sb);                                                                \
+          continue;                                                                           \
+        }                                                                                     \
         VPREFIX(v, id, n, OPV);                                                               \
-        V r = OPV(excl ? VSH(v, id, 1, n) : v, s);                                            \
-        STOREV(V, i, r);                                                                      \
+        V r = OUTV(V, OPV(excl ? VSH(v, id, 1, n) : v, s));                                   \
+        ST_NATIVE(V, i, r);                                                                   \
         s = OPV(s, VLAST(v, n));                                                              \
+        sb_ok = 0;                                                                            \
       }                                                                                       \
       memcpy(sp, &(A){FROM_L(s[0])}, sizeof(A));                                              \
     }                                                                                         \
@@ -191,6 +215,7 @@ typedef struct {
 static inline kconst kconst_of(const tally__scan_args *g) { return (kconst){g->ignore_nan}; }
 
 #define NOMAP(v) (v)
+#define OUT_NATIVE(V, r) (r)
 #define LD_NATIVE(V, i) ({ V v_; memcpy(&v_, x + (i) * (int64_t)sizeof v_[0], sizeof v_); v_; })
 #define ST_NATIVE(V, i, r) memcpy(o + (i) * (int64_t)sizeof(r)[0], &(r), sizeof(r))
 #define LD_BOOL(V, i) ({ V u_ = LD_NATIVE(V, i); (V)(u_ != 0) & 1; })
@@ -198,8 +223,8 @@ static inline kconst kconst_of(const tally__scan_args *g) { return (kconst){g->i
 /* ------------------------------------------------------------ integer MIN, MAX */
 
 #define INT_MM(SUF, L, n, A, LO, HI, LOADV)                                                  \
-  EXACT_KERNEL(min_##SUF, L, n, A, HI, NOMAP, NOMAP, LOADV, ST_NATIVE, V_MIN_##SUF, S_MIN)  \
-  EXACT_KERNEL(max_##SUF, L, n, A, LO, NOMAP, NOMAP, LOADV, ST_NATIVE, V_MAX_##SUF, S_MAX)
+  EXACT_KERNEL(min_##SUF, L, n, A, HI, NOMAP, NOMAP, LOADV, OUT_NATIVE, V_MIN_##SUF, S_MIN, 1) \
+  EXACT_KERNEL(max_##SUF, L, n, A, LO, NOMAP, NOMAP, LOADV, OUT_NATIVE, V_MAX_##SUF, S_MAX, 1)
 INT_MM(b, uint8_t, N1, uint64_t, 0, 1, LD_BOOL)
 INT_MM(i8, int8_t, N1, int64_t, INT8_MIN, INT8_MAX, LD_NATIVE)
 INT_MM(i16, int16_t, N2, int64_t, INT16_MIN, INT16_MAX, LD_NATIVE)
@@ -244,10 +269,10 @@ static inline __m128i ld_16(const void *p) { return _mm_loadu_si128((const __m12
 #define LDW_b(V, i) ({ V w_ = LDW_u8(V, i); (V)(w_ != 0) & 1; })
 
 #define INT_SP(SUF)                                                                          \
-  EXACT_KERNEL(sum_##SUF, uint64_t, N8, uint64_t, 0, NOMAP, NOMAP, LDW_##SUF, ST_NATIVE,    \
-               V_ADD, S_ADD)                                                                 \
-  EXACT_KERNEL(prod_##SUF, uint64_t, N8, uint64_t, 1, NOMAP, NOMAP, LDW_##SUF, ST_NATIVE,   \
-               V_MUL, S_MUL)
+  EXACT_KERNEL(sum_##SUF, uint64_t, N8, uint64_t, 0, NOMAP, NOMAP, LDW_##SUF, OUT_NATIVE,   \
+               V_ADD, S_ADD, 0)                                                              \
+  EXACT_KERNEL(prod_##SUF, uint64_t, N8, uint64_t, 1, NOMAP, NOMAP, LDW_##SUF, OUT_NATIVE,  \
+               V_MUL, S_MUL, 0)
 INT_SP(b)
 INT_SP(i8)
 INT_SP(i16)
@@ -285,18 +310,18 @@ INT_SP(u64)
     V k_ = b_ ^ ((b_ >> ((W) - 1)) & (L)(MAG));                                              \
     KSEL_GT(W, b_ & (L)(MAG), (V){} + (L)(INF), (V){} + (L)(kc.ign ? (KNONE) : (KNAN)), k_); \
   })
-#define KEY_ST(V, i, r, L, W, MAG, INF, QNAN, MN, KNAN, KNONE)                               \
-  do {                                                                                       \
+#define KEY_OUT(V, r, L, W, MAG, INF, QNAN, MN, KNAN, KNONE)                                \
+  ({                                                                                         \
     V k_ = (r);                                                                              \
     V b_ = k_ ^ ((k_ >> ((W) - 1)) & (L)(MAG));                                              \
     const L none_ = (L)(kc.ign ? (QNAN) : (MN) ? (INF) : (INF) | ((uint64_t)1 << ((W) - 1))); \
     b_ = KSEL_EQ(W, k_, (V){} + (L)(KNAN), (V){} + (L)(QNAN), b_);                           \
     b_ = KSEL_EQ(W, k_, (V){} + (L)(KNONE), (V){} + none_, b_);                              \
-    ST_NATIVE(V, i, b_);                                                                     \
-  } while (0)
+    b_;                                                                                      \
+  })
 /* (one more expansion, so that the ARGS lists below split into arguments) */
 #define KLD(V, i, ...) KEY_LD(V, i, __VA_ARGS__)
-#define KST(V, i, r, ...) KEY_ST(V, i, r, __VA_ARGS__)
+#define KOUT(V, r, ...) KEY_OUT(V, r, __VA_ARGS__)
 /* L, W, MAG, INF, QNAN of each float dtype */
 #define F16_ARGS int16_t, 16, 0x7fff, 0x7c00, 0x7e00
 #define BF16_ARGS int16_t, 16, 0x7fff, 0x7f80, 0x7fc0
@@ -313,26 +338,26 @@ INT_SP(u64)
     return l == (L)(LMIN) ? INT64_MIN : l == (L)(LMAX) ? INT64_MAX : (int64_t)l;             \
   }                                                                                          \
   EXACT_KERNEL(min_##SUF, L, n, int64_t, LMAX, lane_of_##SUF, key_of_##SUF, MIN_LD_##SUF,   \
-               MIN_ST_##SUF, V_MIN_##LS, S_MIN)                                              \
+               MIN_OUT_##SUF, V_MIN_##LS, S_MIN, 1)                                          \
   EXACT_KERNEL(max_##SUF, L, n, int64_t, LMIN, lane_of_##SUF, key_of_##SUF, MAX_LD_##SUF,   \
-               MAX_ST_##SUF, V_MAX_##LS, S_MAX)
+               MAX_OUT_##SUF, V_MAX_##LS, S_MAX, 1)
 /* MIN: a NaN keys to the lane minimum, the identity is the maximum; MAX the other way */
 #define MIN_LD_f16(V, i) KLD(V, i, F16_ARGS, INT16_MIN, INT16_MAX)
 #define MAX_LD_f16(V, i) KLD(V, i, F16_ARGS, INT16_MAX, INT16_MIN)
-#define MIN_ST_f16(V, i, r) KST(V, i, r, F16_ARGS, 1, INT16_MIN, INT16_MAX)
-#define MAX_ST_f16(V, i, r) KST(V, i, r, F16_ARGS, 0, INT16_MAX, INT16_MIN)
+#define MIN_OUT_f16(V, r) KOUT(V, r, F16_ARGS, 1, INT16_MIN, INT16_MAX)
+#define MAX_OUT_f16(V, r) KOUT(V, r, F16_ARGS, 0, INT16_MAX, INT16_MIN)
 #define MIN_LD_bf16(V, i) KLD(V, i, BF16_ARGS, INT16_MIN, INT16_MAX)
 #define MAX_LD_bf16(V, i) KLD(V, i, BF16_ARGS, INT16_MAX, INT16_MIN)
-#define MIN_ST_bf16(V, i, r) KST(V, i, r, BF16_ARGS, 1, INT16_MIN, INT16_MAX)
-#define MAX_ST_bf16(V, i, r) KST(V, i, r, BF16_ARGS, 0, INT16_MAX, INT16_MIN)
+#define MIN_OUT_bf16(V, r) KOUT(V, r, BF16_ARGS, 1, INT16_MIN, INT16_MAX)
+#define MAX_OUT_bf16(V, r) KOUT(V, r, BF16_ARGS, 0, INT16_MAX, INT16_MIN)
 #define MIN_LD_f32(V, i) KLD(V, i, F32_ARGS, INT32_MIN, INT32_MAX)
 #define MAX_LD_f32(V, i) KLD(V, i, F32_ARGS, INT32_MAX, INT32_MIN)
-#define MIN_ST_f32(V, i, r) KST(V, i, r, F32_ARGS, 1, INT32_MIN, INT32_MAX)
-#define MAX_ST_f32(V, i, r) KST(V, i, r, F32_ARGS, 0, INT32_MAX, INT32_MIN)
+#define MIN_OUT_f32(V, r) KOUT(V, r, F32_ARGS, 1, INT32_MIN, INT32_MAX)
+#define MAX_OUT_f32(V, r) KOUT(V, r, F32_ARGS, 0, INT32_MAX, INT32_MIN)
 #define MIN_LD_f64(V, i) KLD(V, i, F64_ARGS, INT64_MIN, INT64_MAX)
 #define MAX_LD_f64(V, i) KLD(V, i, F64_ARGS, INT64_MAX, INT64_MIN)
-#define MIN_ST_f64(V, i, r) KST(V, i, r, F64_ARGS, 1, INT64_MIN, INT64_MAX)
-#define MAX_ST_f64(V, i, r) KST(V, i, r, F64_ARGS, 0, INT64_MAX, INT64_MIN)
+#define MIN_OUT_f64(V, r) KOUT(V, r, F64_ARGS, 1, INT64_MIN, INT64_MAX)
+#define MAX_OUT_f64(V, r) KOUT(V, r, F64_ARGS, 0, INT64_MAX, INT64_MIN)
 FLOAT_MM(f16, int16_t, i16, N2, INT16_MIN, INT16_MAX)
 FLOAT_MM(bf16, int16_t, i16, N2, INT16_MIN, INT16_MAX)
 FLOAT_MM(f32, int32_t, i32, N4, INT32_MIN, INT32_MAX)

@@ -28,20 +28,71 @@ typedef struct {
   int out2d;        /* AFFINE: out as n x 2 */
   int seg;          /* 0 none, 1 flags, 2 offsets */
   int64_t nseg;     /* offsets: segments; flags: about n / nseg heads */
+  int order;        /* the input as drawn (0), or sorted: see sort_input */
 } sc_case;
 
 static const char *seg_name(int s) { return s == 1 ? "flags" : s == 2 ? "offsets" : "none"; }
+static const char *const order_names[] = {"drawn", "ascending", "descending", "rough-ascending",
+                                          "rough-descending"};
 
 static void describe(const sc_case *c, uint64_t id, const char *dev, char *buf, size_t len) {
   snprintf(buf, len,
            "case=%" PRIu64 " scan op=%s dtype=%s n=%" PRId64 " dist=%s accuracy=%s nan=%s "
-           "%s init=%d inplace=%d layout=%s out_step=%d seg=%s nseg=%" PRId64 "%s%s",
+           "%s init=%d inplace=%d layout=%s out_step=%d seg=%s nseg=%" PRId64 " order=%s%s%s",
            id, tally_op_name(c->op), tally_dtype_name(c->dt), c->n, tt_dist_name(c->dist),
            c->acc == TALLY_ACCURACY_FAST ? "fast" : "default",
            c->nan == TALLY_NAN_IGNORE ? "ignore" : "propagate",
            c->exclusive ? "exclusive" : "inclusive", c->with_init, c->inplace,
-           tc_layout_name(c->layout), c->out_step, seg_name(c->seg), c->nseg, dev ? " device=" : "",
+           tc_layout_name(c->layout), c->out_step, seg_name(c->seg), c->nseg, order_names[c->order],
+           dev ? " device=" : "",
            dev ? dev : "");
+}
+
+/* A key of element bits whose unsigned order is the dtype's (floats: -NaN < -Inf < ... <
+ * -0 < +0 < ... < +Inf < NaN, the MIN and MAX scans' order on the CPU's keys). */
+static uint64_t order_key(tally_dtype t, uint64_t bits) {
+  int w = tt_bits(t);
+  uint64_t top = (uint64_t)1 << (w - 1), all = w == 64 ? ~(uint64_t)0 : (top << 1) - 1;
+  if (tt_is_float(t)) return bits & top ? ~bits & all : bits | top;
+  return tt_is_signed(t) ? (bits ^ top) & all : bits;
+}
+
+typedef struct {
+  uint64_t key, bits;
+} keyed;
+
+static int by_key(const void *a, const void *b) {
+  uint64_t x = ((const keyed *)a)->key, y = ((const keyed *)b)->key;
+  return (x > y) - (x < y);
+}
+
+/* Order 1 and 2: x sorted ascending or descending, so that every element is a new
+ * maximum or minimum (as far as the values are distinct): the MIN and MAX scans' running
+ * value changes all the time, never settles (scan_exact.c's IDEM path). Order 3 and 4:
+ * the same, then blocks of 1 to 200 elements shuffled, so that the extremes change within
+ * vectors and between them, and settle for a while. */
+static void sort_input(tt_rng *r, const sc_case *c, void *x) {
+  if (!c->order) return;
+  keyed *k = tc_alloc(sizeof(keyed) * (size_t)(c->n + 1));
+  for (int64_t i = 0; i < c->n; i++) {
+    k[i].bits = tt_load_bits(c->dt, x, i);
+    k[i].key = order_key(c->dt, k[i].bits);
+  }
+  qsort(k, (size_t)c->n, sizeof *k, by_key);
+  int desc = c->order == 2 || c->order == 4;
+  for (int64_t i = 0; i < c->n; i++) tt_store_bits(c->dt, x, i, k[desc ? c->n - 1 - i : i].bits);
+  free(k);
+  if (c->order < 3) return;
+  for (int64_t a = 0; a < c->n;) {
+    int64_t len = 1 + (int64_t)tt_rng_below(r, 200), b = a + len < c->n ? a + len : c->n;
+    for (int64_t i = b - 1; i > a; i--) { /* Fisher-Yates over [a, b) */
+      int64_t j = a + (int64_t)tt_rng_below(r, (uint64_t)(i - a + 1));
+      uint64_t t = tt_load_bits(c->dt, x, i);
+      tt_store_bits(c->dt, x, i, tt_load_bits(c->dt, x, j));
+      tt_store_bits(c->dt, x, j, t);
+    }
+    a = b;
+  }
 }
 
 /* Draw the inputs as the reduction suite does: PROD near one, AFFINE a's near one. */
@@ -56,6 +107,7 @@ static void draw(tt_rng *r, const sc_case *c, void *x, void *y) {
     return;
   }
   tt_generate(r, c->dist, c->dt, x, c->n, &g);
+  sort_input(r, c, x);
 }
 
 /* A random init value of the result dtype (width values). */
@@ -451,6 +503,31 @@ static void affine_signed_zero(tc_run *R) {
     }
 }
 
+/* MIN and MAX on sorted input, every dtype: the running value changes at every element
+ * (the vector kernels' slowest path), or in bursts between settled stretches (their
+ * IDEM path and back); across the CPU's chunks, and with NaNs (placed anywhere by
+ * TT_NAN, then sorted to an end or shuffled by the rough orders), signed zeros and
+ * infinities. */
+static void settling(tc_run *R) {
+  static const tt_dist fdists[] = {TT_NORMAL, TT_NAN, TT_NEGZERO, TT_INF, TT_UNIFORM};
+  int rot = 0;
+  for (int oi = 0; oi < 2; oi++)
+    for (int d = 0; d < TALLY_DTYPE_COUNT_; d++)
+      for (int order = 1; order <= 4; order++) {
+        tally_op op = oi ? TALLY_MAX : TALLY_MIN;
+        tally_dtype dt = (tally_dtype)d;
+        if (!defined(op, dt)) continue;
+        tt_dist ds[TT_DIST_COUNT];
+        int nd = dists_for(op, dt, ds);
+        sc_case c = make(op, dt, (R->quick ? 40000 : 3 * 32768) + 3 + rot % 61, rot, ds, nd);
+        rot++;
+        c.dist = tt_is_float(dt) ? fdists[rot % 5] : TT_UNIFORM;
+        c.layout = TC_CONTIG; /* the vector kernels */
+        c.order = order;
+        one(R, &c);
+      }
+}
+
 /* CPU: 1, 2 and 4 threads (parallel; the last with the scalar ISA) give the same
  * bits, and pass the reference; so does strided input (scalar code) against contiguous
  * input (vector code). */
@@ -725,6 +802,7 @@ void tc_group_scan(tc_run *R) {
   affine_signed_zero(R);
   sizes(R);
   segments(R);
+  settling(R);
   threads(R);
   stash_heads(R);
   overflow(R);

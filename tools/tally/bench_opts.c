@@ -54,6 +54,9 @@ const char bench_usage[] =
     "                     default sum), --dtypes and --sizes against the copy probe (read\n"
     "                     the input, write the output: a scan's own traffic); GB/s counts\n"
     "                     bytes read + written; --accuracy picks the modes\n"
+    "  --order ORDER      --scan's input: random (default), or ascending or descending\n"
+    "                     ramps over the type's range: every element a new extreme, the\n"
+    "                     worst case of a CPU MIN or MAX scan\n"
     "  --hist             time tally_histogram of each --dtypes and --sizes, on uniform data\n"
     "                     and on skewed data (all in one bin), against the read probe\n"
     "  --bins N           histogram bins for --hist (default 256)\n"
@@ -188,7 +191,7 @@ static int parse_names(const char *s, int kind, void *out, int *n, int max) {
 int bench_opts_parse(int argc, char **argv, bench_opts *o) {
   enum { O_SIZES = 256, O_OPS, O_DTYPES, O_VARIANTS, O_DEVICE, O_ACCURACY, O_NAN, O_REPEAT,
          O_MINTIME, O_JSON, O_NOPEERS, O_SEED, O_ROUNDS, O_HOST, O_HOST_PINNED, O_GPU_METHOD, O_FLUSH, O_LOCAL,
-         O_SCAN, O_HIST, O_BINS, O_HIST_EDGES };
+         O_SCAN, O_HIST, O_BINS, O_HIST_EDGES, O_ORDER };
   static const struct option longopts[] = {
       {"sizes", required_argument, NULL, O_SIZES},       {"ops", required_argument, NULL, O_OPS},
       {"dtypes", required_argument, NULL, O_DTYPES},     {"variants", required_argument, NULL, O_VARIANTS},
@@ -202,6 +205,7 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
       {"local-sizes", required_argument, NULL, O_LOCAL},
       {"scan", no_argument, NULL, O_SCAN},               {"hist", no_argument, NULL, O_HIST},
       {"bins", required_argument, NULL, O_BINS},         {"hist-edges", no_argument, NULL, O_HIST_EDGES},
+      {"order", required_argument, NULL, O_ORDER},
       {NULL, 0, NULL, 0},
   };
   memset(o, 0, sizeof *o);
@@ -306,6 +310,15 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
     case O_SCAN: o->scan = 1; break;
     case O_HIST: o->hist = 1; break;
     case O_HIST_EDGES: o->hist_edges = 1; break;
+    case O_ORDER:
+      if (strcmp(optarg, "random") == 0) o->order = 0;
+      else if (strcmp(optarg, "ascending") == 0) o->order = 1;
+      else if (strcmp(optarg, "descending") == 0) o->order = 2;
+      else {
+        cli_error("--order: %s: expected random, ascending or descending", optarg);
+        return CLI_EXIT_USAGE;
+      }
+      break;
     case O_BINS:
       if (cli_parse_i64(optarg, 1, 1 << 30, &v) != 0) {
         cli_error("--bins: %s: expected a count 1..2^30", optarg);
@@ -327,6 +340,10 @@ int bench_opts_parse(int argc, char **argv, bench_opts *o) {
   }
   if (optind < argc) {
     cli_error("%s: unexpected argument (see tally bench --help)", argv[optind]);
+    return CLI_EXIT_USAGE;
+  }
+  if (o->order && !o->scan) {
+    cli_error("--order: only with --scan (it picks the scans' input)");
     return CLI_EXIT_USAGE;
   }
   if (o->hist_edges && !o->hist) {

@@ -35,6 +35,7 @@ typedef struct {
   int scan, hist;       /* --scan, --hist */
   int64_t bins;         /* --bins, default 256 */
   int hist_edges;       /* --hist-edges: also data on the bins' edges (GPU devices) */
+  int order;            /* --order (--scan): 0 random, 1 ascending, 2 descending ramps */
 } bench_opts;
 
 extern const char bench_usage[];

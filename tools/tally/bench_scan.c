@@ -93,8 +93,9 @@ static int time_all(const bench_opts *o, tally_context *ctx, bench_series *se, i
 
 static void header(const bench_run *r, int hist) {
   if (r->o->json) return;
-  printf("# tally bench --%s: device %s (%s, isa %s, %d threads), %s\n", hist ? "hist" : "scan",
-         r->info.backend, r->info.device, r->info.isa, r->info.threads, r->date);
+  printf("# tally bench --%s: device %s (%s, isa %s, %d threads), %s%s\n", hist ? "hist" : "scan",
+         r->info.backend, r->info.device, r->info.isa, r->info.threads, r->date,
+         hist || !r->o->order ? "" : r->o->order == 1 ? "; ascending input" : "; descending input");
   if (hist)
     printf("%-6s %6s %10s %-8s %11s %9s %12s %9s %7s\n", "dtype", "bins", "n", "data", "median_us",
            "GB/s", "probe_GB/s", "ratio", "busy");
@@ -115,6 +116,7 @@ static void row(const bench_run *r, int hist, tally_op op, tally_dtype dt, int64
     printf(",\"threads\":%d", r->info.threads);
     bench_json_str("date", r->date);
     if (!hist) bench_json_str("op", tally_op_name(op));
+    if (!hist && r->o->order) bench_json_str("order", r->o->order == 1 ? "ascending" : "descending");
     bench_json_str("dtype", tally_dtype_name(dt));
     printf(",\"n\":%" PRId64, n);
     if (hist) printf(",\"bins\":%" PRId64 ",\"data\":\"%s\"", r->o->bins, what);
@@ -147,7 +149,11 @@ static int scan_point(const bench_run *r, tally_op op, tally_dtype dt, int64_t n
   size_t ib = (size_t)n * tally_dtype_size(dt) * w, ob = (size_t)n * tally_dtype_size(rt) * w;
   void *x = bench_alloc(ib), *y = bench_alloc(ob);
   if (!x || !y) { bench_free(x); bench_free(y); cli_error("out of memory"); return -1; }
-  for (int k = 0; k < w; k++) bench_fill((char *)x + (size_t)k * (ib / 2), dt, n, o->seed, (uint64_t)k);
+  for (int k = 0; k < w; k++) {
+    char *at = (char *)x + (size_t)k * (ib / 2);
+    if (o->order) bench_fill_ramp(at, dt, n, o->order == 2);
+    else bench_fill(at, dt, n, o->seed, (uint64_t)k);
+  }
   copy_job c1 = {y, ob, x, ib, 0}, ca = {y, ob, x, ib, 1};
   tally_job tj[2];
   bench_series se[MAXC];
