@@ -1,7 +1,8 @@
 /* The CPU scan driver: two passes over cache-sized chunks, chained carries.
  *
  * The input is cut into chunks of SCAN_CHUNK elements (a constant: results never depend
- * on the thread count). Each chunk is one pool task, and tasks are claimed in index
+ * on the thread count; exact ops on narrow types take a few times more, see
+ * tally__cpu_scan). Each chunk is one pool task, and tasks are claimed in index
  * order. Task c reduces its chunk (pass 1) and publishes the total, gets the carry into
  * chunk c (the carries are a left-to-right chain: carry[c+1] = carry[c] ⊕ total[c]),
  * publishes the carry into chunk c+1, then scans its chunk from the carry (pass 2,
@@ -71,6 +72,7 @@ typedef struct {
   int64_t bx_el, by_el, bo_el; /* byte steps per element of x, y, out */
   tally__sacc start;
   int64_t nchunks;
+  int64_t chunk;          /* elements a chunk: SCAN_CHUNK, or more (see there) */
   int threads;            /* prefetch distance in chunks */
   int64_t piece;          /* SCAN_PIECE times 1, 2 or 4: see there */
   tally__sacc *carry;     /* nchunks entries: the value entering each chunk */
@@ -162,7 +164,7 @@ typedef struct {
 } pass1_t;
 
 static void pass1_begin(const scan_job *j, int64_t c, pass1_t *q) {
-  int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < j->p->n ? lo + SCAN_CHUNK : j->p->n;
+  int64_t lo = c * j->chunk, hi = lo + j->chunk < j->p->n ? lo + j->chunk : j->p->n;
   int64_t h = last_head(j->p, lo, hi);
   q->chunk = c;
   q->from = q->pos = h >= 0 ? h : lo;
@@ -204,7 +206,7 @@ static void publish_agg(scan_job *j, int64_t m, const tally__sacc *tot, int head
  * meaningless: the fused loop leaves it out. */
 static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__sacc *tot,
                       int64_t ahead) {
-  int64_t lo = c * SCAN_CHUNK, hi = lo + SCAN_CHUNK < j->p->n ? lo + SCAN_CHUNK : j->p->n;
+  int64_t lo = c * j->chunk, hi = lo + j->chunk < j->p->n ? lo + j->chunk : j->p->n;
   int heads = last_head(j->p, lo, hi) >= 0;
   const int stashed = j->stash && j->stash[c]; /* (its aggregate is published: see chain_task) */
   tally__sacc acc = (lo == 0 || (heads && last_head(j->p, lo, lo + 1) == lo)) ? j->start : *carry;
@@ -213,10 +215,10 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
   int fuse = ahead > 0 && nx + 1 < j->nchunks && claim_agg(j, nx);
   if (fuse) pass1_begin(j, nx, &q);
   else if (ahead > 0 && nx < j->nchunks) /* the last chunk needs no total: just fetch it */
-    prefetch(j, nx * SCAN_CHUNK, nx * SCAN_CHUNK + SCAN_CHUNK < j->p->n ? nx * SCAN_CHUNK + SCAN_CHUNK : j->p->n);
+    prefetch(j, nx * j->chunk, nx * j->chunk + j->chunk < j->p->n ? nx * j->chunk + j->chunk : j->p->n);
   /* Whether every piece of chunk nx's pass 1 leaves its stash. Those pieces must be its
    * pass 2's: its pass 1 must start where its pass 2 does (no head after its start). */
-  int stash_next = fuse && q.from == nx * SCAN_CHUNK;
+  int stash_next = fuse && q.from == nx * j->chunk;
   for (int64_t pos = lo; pos < hi;) {
     int64_t end = next_head(j->p, pos, hi);
     *tot = j->im.identity;
@@ -597,11 +599,23 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   j.o = out;
   j.start = j.im.identity;
   if (p->init) tally__scan_init_acc(p, p->init, &j.start);
-  j.nchunks = (p->n + SCAN_CHUNK - 1) / SCAN_CHUNK;
   j.threads = c->threads;
   /* bytes read and written an element, and in all */
   int64_t moved = es * (in2 ? 2 : 1) + rs * p->width, bytes = p->n * moved;
-  j.piece = SCAN_PIECE * (moved >= 8 ? 1 : moved >= 4 ? 2 : 4);
+  const int narrow = moved >= 8 ? 1 : moved >= 4 ? 2 : 4;
+  j.piece = SCAN_PIECE * narrow;
+  /* Exact ops (MIN and MAX of every dtype, integer SUM, PROD and AFFINE) give the same
+   * bits in any chunking, so those moving under 8 bytes an element take chunks of 256 KiB
+   * moved, like the others' 2^15 elements of 8 bytes: each chunk costs a carry passed
+   * from thread to thread and a task's setup. GPU host's Xeon, 16 threads, 2^26, 1-byte
+   * MIN/MAX (run 156, two turns, pieces of 2^10): chunks of 2^15 elements 0.59-0.67 x a
+   * copy, 2^16 0.72-0.95, 2^17 0.88-1.03, 2^18 0.87-1.06 (pieces of 2^11-2^13 alike).
+   * Float SUM, PROD and AFFINE keep 2^15: their bits depend on the chunks
+   * (docs/SEMANTICS.md). */
+  const bool exact = p->op == TALLY_MIN || p->op == TALLY_MAX ||
+                     tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;
+  j.chunk = SCAN_CHUNK * (exact ? narrow : 1);
+  j.nchunks = (p->n + j.chunk - 1) / j.chunk;
   if (!go_parallel(c, bytes, j.nchunks)) {
     tally__sacc carry = j.start, tot;
     for (int64_t k = 0; k < j.nchunks; k++) {

@@ -134,9 +134,12 @@ static void draw_segments(tt_rng *r, const sc_case *c, uint8_t *head, uint8_t *f
       flags[i] = (uint8_t)(tt_rng_below(r, (uint64_t)every) == 0 ? 1 + tt_rng_below(r, 255) : 0);
       head[i] = flags[i] != 0;
     }
-    /* heads right at the CPU's chunk boundaries, when the input reaches them */
+    /* heads right at the CPU's chunk boundaries (2^15 elements; exact ops on narrow
+     * types 2^16 or 2^17), and just before them, when the input reaches them */
     if (n > 32768) flags[32768] = head[32768] = 1;
     if (n > 65536) flags[65535] = head[65535] = 1;
+    if (n > 131072) flags[131072] = head[131072] = 1;
+    if (n > 196608) flags[196607] = head[196607] = 1;
   } else if (c->seg == 2) {
     int64_t k = c->nseg;
     off[0] = 0;
