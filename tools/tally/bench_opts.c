@@ -56,7 +56,7 @@ const char bench_usage[] =
     "                     bytes read + written; --accuracy picks the modes\n"
     "  --order ORDER      --scan's input: random (default), or ascending or descending\n"
     "                     ramps over the type's range: every element a new extreme, the\n"
-    "                     worst case of a CPU MIN or MAX scan\n"
+    "                     worst case of a CPU MIN or MAX scan (CPU devices only)\n"
     "  --hist             time tally_histogram of each --dtypes and --sizes, on uniform data\n"
     "                     and on skewed data (all in one bin), against the read probe\n"
     "  --bins N           histogram bins for --hist (default 256)\n"

@@ -95,7 +95,6 @@ static void row(const bench_run *r, tally_op op, tally_dtype dt, const char *var
     bench_json_str("variant", variant);
     printf(",\"n\":%" PRId64, n);
     bench_json_str("accuracy", bench_acc_name(acc));
-    if (r->o->order) bench_json_str("order", r->o->order == 1 ? "ascending" : "descending");
     bench_json_num("median_us", us, 0);
     bench_json_num("bytes", bytes, 0);
     bench_json_num("gbps", gbps, 0);
@@ -127,9 +126,8 @@ void bench_scan_gpu_header(const bench_run *r, int hist) {
   }
   printf("# tally bench --scan: device %s (%s), %s; device arrays, L2 flushed before each call, "
          "medians; copy: a device-to-device copy of the same bytes; x_cub: CUB's time / "
-         "tally's (CUB %s)%s\n", r->info.backend, r->info.device, r->date,
-         r->cub.present ? r->cub.version : "absent",
-         !r->o->order ? "" : r->o->order == 1 ? "; ascending input" : "; descending input");
+         "tally's (CUB %s)\n", r->info.backend, r->info.device, r->date,
+         r->cub.present ? r->cub.version : "absent");
   printf("%-6s %-4s %-13s %10s %-8s %11s %9s %10s %9s %11s %9s\n", "dtype", "op", "variant", "n",
          "accuracy", "median_us", "GB/s", "copy_GB/s", "ratio", "cub_us", "x_cub");
 }
@@ -183,8 +181,7 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
       if (!host) st = TALLY_ENOMEM;
     }
     for (int k = 0; k < w && !st; k++) { /* the a's, then (AFFINE) the b's: stream k */
-      if (o->order) bench_fill_ramp(host, dt, n, o->order == 2);
-      else bench_fill(host, dt, n, o->seed, (uint64_t)k);
+      bench_fill(host, dt, n, o->seed, (uint64_t)k);
       st = tally_mem_copy(r->ctx, k ? dx2 : dx, TALLY_MEM_DEVICE, host, TALLY_MEM_HOST, (size_t)n * es);
     }
     bench_free(host);
