@@ -66,21 +66,27 @@ void bench_fill(void *p, tally_dtype t, int64_t n, uint64_t seed, uint64_t strea
 void bench_fill_ramp(void *p, tally_dtype t, int64_t n, int descending) {
   size_t es = tally_dtype_size(t);
   int w = (int)es * 8;
+  /* floats: bit patterns from 0.5's to the largest finite value's (positive floats order
+   * as their bits) */
+  uint64_t flo = 0, fhi = 0;
+  if (t == TALLY_F16) flo = 0x3800, fhi = 0x7bff;
+  else if (t == TALLY_BF16) flo = 0x3f00, fhi = 0x7f7f;
+  else if (t == TALLY_F32) flo = 0x3f000000, fhi = 0x7f7fffff;
+  else if (t == TALLY_F64) flo = 0x3fe0000000000000u, fhi = 0x7fefffffffffffffu;
   for (int64_t k = 0; k < n; k++) {
     int64_t i = descending ? n - 1 - k : k;
     char *at = (char *)p + k * (int64_t)es;
-    if (t == TALLY_F16 || t == TALLY_BF16 || t == TALLY_F32 || t == TALLY_F64) {
-      double v = 0.5 + (double)i / (double)n; /* rounding keeps the order (ties repeat) */
-      if (t == TALLY_F64) memcpy(at, &v, 8);
-      else if (t == TALLY_F32) { float f = (float)v; memcpy(at, &f, 4); }
-      else { uint16_t h = t == TALLY_F16 ? tally_f32_to_f16((float)v) : tally_f32_to_bf16((float)v); memcpy(at, &h, 2); }
-      continue;
+    uint64_t u;
+    if (fhi) {
+      u = flo + (uint64_t)((unsigned __int128)i * (fhi - flo + 1) / (unsigned __int128)n);
+    } else if (t == TALLY_BOOL) {
+      u = 2 * i >= n;
+    } else {
+      /* i·2^w / n over the w-bit range; signed types from their minimum (the top bit
+       * flipped) */
+      u = (uint64_t)(((unsigned __int128)i << w) / (unsigned __int128)n);
+      if (t == TALLY_I8 || t == TALLY_I16 || t == TALLY_I32 || t == TALLY_I64) u ^= (uint64_t)1 << (w - 1);
     }
-    if (t == TALLY_BOOL) { *(uint8_t *)at = (uint8_t)(2 * i >= n); continue; }
-    /* i·2^w / n over the w-bit range; signed types from their minimum (the top bit
-     * flipped) */
-    uint64_t u = (uint64_t)(((unsigned __int128)i << w) / (unsigned __int128)n);
-    if (t == TALLY_I8 || t == TALLY_I16 || t == TALLY_I32 || t == TALLY_I64) u ^= (uint64_t)1 << (w - 1);
     memcpy(at, &u, es); /* the low bytes (little-endian) */
   }
 }

@@ -24,9 +24,11 @@ void bench_free(void *p);
 void bench_fill(void *p, tally_dtype t, int64_t n, uint64_t seed, uint64_t stream);
 
 /* Fill n elements with a ramp over the type's range, rising with the index (descending:
- * falling): integers i·2^w/n from the type's minimum, floats 0.5 + i/n rounded, bool 0
- * then 1. As many distinct values as the type holds, up to n: every element a new
- * maximum (minimum), the MIN and MAX scans' worst case (`tally bench --scan --order`). */
+ * falling): integers i·2^w/n from the type's minimum, floats through their bit patterns
+ * from 0.5 to the largest finite value (sums of them overflow), bool 0 then 1. Every
+ * element a new maximum (minimum) as far as the type has values: an integer type of w
+ * bits has 2^w, f16 17,408 and bf16 16,512 from 0.5 up, so past those counts values
+ * repeat. The MIN and MAX scans' worst case (`tally bench --scan --order`). */
 void bench_fill_ramp(void *p, tally_dtype t, int64_t n, int descending);
 
 /* Sleep until this process's other threads (tally's pool, OpenMP workers) have stopped

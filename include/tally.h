@@ -272,6 +272,9 @@ typedef struct tally_context tally_context;
  *               "cpu:threads=N,isa=avx2", "cuda", "cuda:K", "opencl", "opencl:P:D".
  *               NULL means $TALLY_DEVICE if set, else "auto" (the best GPU if any, else cpu).
  *               The CPU's ISA may also be forced with $TALLY_CPU_ISA.
+ *               "cpu:parallel_bytes=N": inputs under N bytes run on the calling thread
+ *               (default 128 KiB; a scan under 4 MiB also stays there while the threads
+ *               sleep, and wakes them for the next call, unless N is given).
  * @param ctx    receives the context, or NULL on failure (message: tally_errmsg(NULL)).
  */
 TALLY_API tally_status tally_open(const char *device, tally_context **ctx);

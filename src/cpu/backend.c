@@ -50,6 +50,7 @@ static bool parse_int(const char *s, size_t len, int64_t lo, int64_t hi, int64_t
 static tally_status cpu_open(const char *args, tally_context **out) {
   int threads = online_cpus();
   int64_t parallel_bytes = DEFAULT_PARALLEL_BYTES;
+  int parallel_bytes_given = 0;
   tally__isa best = tally__isa_detect();
   tally__isa isa = best;
   const char *isa_from = NULL;
@@ -85,6 +86,7 @@ static tally_status cpu_open(const char *args, tally_context **out) {
           return tally__fail(NULL, TALLY_EINVAL, "device 'cpu%s': parallel_bytes=%.*s is not "
                              "a non-negative number", args, (int)vlen, v);
         parallel_bytes = iv;
+        parallel_bytes_given = 1;
       } else {
         return tally__fail(NULL, TALLY_EINVAL, "device 'cpu%s': unknown key '%.*s' (keys: "
                            "threads, isa, parallel_bytes)", args, (int)klen, s);
@@ -114,6 +116,7 @@ static tally_status cpu_open(const char *args, tally_context **out) {
   c->amd = tally__cpu_is_amd();
   c->kernels = table_for(isa);
   c->parallel_bytes = parallel_bytes;
+  c->parallel_bytes_given = parallel_bytes_given;
   c->pool = tally__pool_create(threads);
   if (!c->pool) {
     free(c);

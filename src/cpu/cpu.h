@@ -32,6 +32,8 @@ typedef struct {
   int amd; /* an AMD processor ($TALLY_CPU_AMD overrides): see tally__cpu_is_amd */
   const tally__kernel (*kernels)[TALLY_DTYPE_COUNT_];
   int64_t parallel_bytes; /* below this many input bytes, one thread */
+  int parallel_bytes_given; /* ... set by the device string: scans then use the threads
+                               from there on even while they sleep (scan.c, go_parallel) */
   void *scratch;          /* chunk parts for tally_reduce, grown on demand */
   size_t scratch_bytes;
 } tally__cpu_ctx;

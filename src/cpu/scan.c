@@ -408,9 +408,12 @@ static void user_task(void *arg, int64_t c) {
 
 /* ------------------------------------------------------------ the entry */
 
+/* Whether to scan on the threads. Under WAKE_BYTES while they sleep: no, but wake them
+ * for the next call; unless the device string set parallel_bytes (cpu:parallel_bytes=N),
+ * which the scan then keeps to, so that tests and measurements know what runs. */
 static bool go_parallel(tally__cpu_ctx *c, int64_t bytes, int64_t nchunks) {
   if (c->threads < 2 || nchunks < 2 || bytes < c->parallel_bytes) return false;
-  if (bytes < WAKE_BYTES && !tally__pool_awake(c->pool)) {
+  if (bytes < WAKE_BYTES && !c->parallel_bytes_given && !tally__pool_awake(c->pool)) {
     tally__pool_wake(c->pool);
     return false;
   }

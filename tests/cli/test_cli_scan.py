@@ -325,16 +325,16 @@ def group_bench(t):
     except Exception as e:
         t.fail(["bench", "--scan", "--ops", "min,prod", "--json"], "bad output: %r" % e)
     # --order: the scans' input as ramps (MIN and MAX's worst case); rows say so.
-    out = t.ok(["bench", "--scan", "--ops", "max", "--dtypes", "i32,f16", "--sizes", "2^10",
-                "--order", "descending", "--min-time", "0.001", "--rounds", "1", "--json"])
+    out = t.ok(["bench", "--device", "cpu", "--scan", "--ops", "max", "--dtypes", "i32,f16",
+                "--sizes", "2^10", "--order", "descending", "--min-time", "0.001", "--rounds", "1", "--json"])
     try:
         orders = [json.loads(line).get("order") for line in out.splitlines()]
         if orders != ["descending", "descending"]:
             t.fail(["bench", "--scan", "--order", "descending"], "orders %s" % orders)
     except Exception as e:
         t.fail(["bench", "--scan", "--order", "descending", "--json"], "bad output: %r" % e)
-    t.ok(["bench", "--scan", "--sizes", "2^10", "--order", "ascending", "--min-time", "0.001",
-          "--rounds", "1"], lambda o: None if "ascending input" in o else "no 'ascending input' in the header")
+    t.ok(["bench", "--device", "cpu", "--scan", "--sizes", "2^10", "--order", "ascending",
+          "--min-time", "0.001", "--rounds", "1"], lambda o: None if "ascending input" in o else "no 'ascending input' in the header")
     t.bad(["bench", "--scan", "--order", "sideways", "--sizes", "2^10"], 2, "--order", "sideways")
     t.bad(["bench", "--order", "ascending", "--sizes", "2^10"], 2, "--order", "only with --scan")
     t.bad(["bench", "--scan", "--ops", "argmax", "--sizes", "2^10"], 2, "--ops", "argmax")

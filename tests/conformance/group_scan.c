@@ -33,7 +33,7 @@ typedef struct {
 
 static const char *seg_name(int s) { return s == 1 ? "flags" : s == 2 ? "offsets" : "none"; }
 static const char *const order_names[] = {"drawn", "ascending", "descending", "rough-ascending",
-                                          "rough-descending"};
+                                          "rough-descending", "spike"};
 
 static void describe(const sc_case *c, uint64_t id, const char *dev, char *buf, size_t len) {
   snprintf(buf, len,
@@ -66,6 +66,11 @@ static int by_key(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Where order 5 puts its extreme: past the first 2^15 elements of a 2^17-element chunk
+ * (1-byte MIN/MAX) and of a 2^16-element one (2-byte), so that only a whole chunk's pass
+ * 1 sees it, and every later chunk's carry depends on it. */
+#define SPIKE_AT (131072 - 1000)
+
 /* Order 1 and 2: x sorted ascending or descending, so that every element is a new
  * maximum or minimum (as far as the values are distinct): the MIN and MAX scans' running
  * value changes all the time, never settles (scan_exact.c's IDEM path). Order 3 and 4:
@@ -73,6 +78,23 @@ static int by_key(const void *a, const void *b) {
  * vectors and between them, and settle for a while. */
 static void sort_input(tt_rng *r, const sc_case *c, void *x) {
   if (!c->order) return;
+  if (c->order == 5) { /* x[0] everywhere but one extreme at SPIKE_AT (see settling) */
+    uint64_t b = tt_load_bits(c->dt, x, 0), e, inf = 0;
+    int w = tt_bits(c->dt), mn = c->op == TALLY_MIN;
+    uint64_t top = (uint64_t)1 << (w - 1), all = w == 64 ? ~(uint64_t)0 : (top << 1) - 1;
+    if (c->dt == TALLY_BOOL) {
+      e = !mn, b = mn;
+    } else if (tt_is_float(c->dt)) { /* -Inf or +Inf (b, drawn from TT_NORMAL, is finite) */
+      tt_store_f(c->dt, &inf, 0, mn ? -INFINITY : INFINITY);
+      e = tt_load_bits(c->dt, &inf, 0);
+    } else {
+      e = tt_is_signed(c->dt) ? (mn ? top : top - 1) : (mn ? 0 : all);
+      if (b == e) b ^= 1; /* (drawn as the extreme itself) */
+    }
+    for (int64_t i = 0; i < c->n; i++) tt_store_bits(c->dt, x, i, b);
+    if (SPIKE_AT < c->n) tt_store_bits(c->dt, x, SPIKE_AT, e);
+    return;
+  }
   keyed *k = tc_alloc(sizeof(keyed) * (size_t)(c->n + 1));
   for (int64_t i = 0; i < c->n; i++) {
     k[i].bits = tt_load_bits(c->dt, x, i);
@@ -134,12 +156,15 @@ static void draw_segments(tt_rng *r, const sc_case *c, uint8_t *head, uint8_t *f
       flags[i] = (uint8_t)(tt_rng_below(r, (uint64_t)every) == 0 ? 1 + tt_rng_below(r, 255) : 0);
       head[i] = flags[i] != 0;
     }
-    /* heads right at the CPU's chunk boundaries (2^15 elements; exact ops on narrow
-     * types 2^16 or 2^17), and just before them, when the input reaches them */
+    /* heads at the CPU's chunk boundaries (2^15 elements; exact ops on narrow types
+     * 2^16 or 2^17) and next to them, when the input reaches them */
     if (n > 32768) flags[32768] = head[32768] = 1;
     if (n > 65536) flags[65535] = head[65535] = 1;
+    if (n > 131072) flags[131071] = head[131071] = 1;
     if (n > 131072) flags[131072] = head[131072] = 1;
+    if (n > 131073) flags[131073] = head[131073] = 1;
     if (n > 196608) flags[196607] = head[196607] = 1;
+    if (n > 262144) flags[262143] = head[262143] = 1;
   } else if (c->seg == 2) {
     int64_t k = c->nseg;
     off[0] = 0;
@@ -508,27 +533,50 @@ static void affine_signed_zero(tc_run *R) {
 
 /* MIN and MAX on sorted input, every dtype: the running value changes at every element
  * (the vector kernels' slowest path), or in bursts between settled stretches (their
- * IDEM path and back); across the CPU's chunks, and with NaNs (placed anywhere by
- * TT_NAN, then sorted to an end or shuffled by the rough orders), signed zeros and
- * infinities. */
+ * IDEM path and back); with NaNs (placed anywhere by TT_NAN, then sorted to an end or
+ * shuffled by the rough orders), signed zeros and infinities. Contiguous in and out, so
+ * the vector kernels run; about 3 · 2^16 elements, so that every dtype spans several of
+ * the CPU's chunks (2^17 for 1-byte MIN/MAX); a third of the cases segmented by flags
+ * (heads at the chunk edges among them). On the CPU each case runs again on 2 threads
+ * from any size (the threaded chain and its fused pass 1). And one extreme among equal
+ * values where only a whole chunk's pass 1 finds it (order 5, SPIKE_AT). */
 static void settling(tc_run *R) {
   static const tt_dist fdists[] = {TT_NORMAL, TT_NAN, TT_NEGZERO, TT_INF, TT_UNIFORM};
+  static const char *const dev2 = "cpu:threads=2,parallel_bytes=0";
+  tally_context_info info;
+  tally_context *ctx2 = NULL;
+  if (tally_context_describe(R->ctx, &info) == TALLY_OK && strcmp(info.backend, "cpu") == 0 &&
+      tally_open(dev2, &ctx2) != TALLY_OK) {
+    tc_fail(R, "settling: tally_open(%s): %s", dev2, tally_errmsg(NULL));
+    ctx2 = NULL;
+  }
   int rot = 0;
   for (int oi = 0; oi < 2; oi++)
     for (int d = 0; d < TALLY_DTYPE_COUNT_; d++)
-      for (int order = 1; order <= 4; order++) {
+      for (int order = 1; order <= 5; order++) {
         tally_op op = oi ? TALLY_MAX : TALLY_MIN;
         tally_dtype dt = (tally_dtype)d;
-        if (!defined(op, dt)) continue;
+        if (!defined(op, dt) || !tc_wanted(R, op, dt)) continue;
         tt_dist ds[TT_DIST_COUNT];
         int nd = dists_for(op, dt, ds);
-        sc_case c = make(op, dt, (R->quick ? 40000 : 3 * 32768) + 3 + rot % 61, rot, ds, nd);
+        sc_case c = make(op, dt, 3 * 65536 + 3 + rot % 61, rot, ds, nd);
         rot++;
         c.dist = tt_is_float(dt) ? fdists[rot % 5] : TT_UNIFORM;
-        c.layout = TC_CONTIG; /* the vector kernels */
+        if (order == 5) c.dist = tt_is_float(dt) ? TT_NORMAL : TT_UNIFORM;
+        /* in place a quarter of the time: the 2-thread run has no warm-up call then (it
+         * would consume the input), and may find its pool asleep */
+        c.inplace = rot % 4 == 1;
+        c.layout = TC_CONTIG; /* the vector kernels: contiguous in and out */
+        c.out_step = 1;
+        c.out2d = 0;
         c.order = order;
-        one(R, &c);
+        if (rot % 3 == 0 && order != 5 && !R->scan_variant) c.seg = 1, c.nseg = 5;
+        uint64_t id;
+        if (!tc_begin(R, &id)) continue;
+        if (run_on(R, R->ctx, NULL, &c, id, NULL, 0, 0) && ctx2)
+          run_on(R, ctx2, dev2, &c, id, NULL, 0, 1);
       }
+  if (ctx2) tally_close(ctx2);
 }
 
 /* CPU: 1, 2 and 4 threads (parallel; the last with the scalar ISA) give the same
