@@ -156,9 +156,10 @@
  * the running value s (v ⊕ s = s in every lane) has every result s, inclusive or
  * exclusive, and leaves s as it is: it is stored as s's bits, without its prefix. The
  * running value settles fast on most data (a 1-byte type's can change at most 255 times a
- * run), and then every vector takes this path: a load, two compares and a store instead
- * of log2(n) shuffle steps. Where every vector holds a new extreme (sorted input, for
- * types of 2 bytes or more) the test costs two operations a vector more. */
+ * run), and then every vector takes this path: a load, the op, a compare and a store
+ * instead of log2(n) shuffle steps. Where every vector holds a new extreme (sorted input
+ * of a 4- or 8-byte type, or of a 2-byte one up to about 2^21 elements) the test costs
+ * two operations a vector more. */
 #define EXACT_KERNEL(NAME, L, n, A, ID, TO_L, FROM_L, LOADV, OUTV, OPV, OPS, IDEM)           \
   static int64_t NAME(const tally__scan_args *g, const char *x, char *o, int64_t m, void *sp, \
                       void *tp, int write) {                                                  \
