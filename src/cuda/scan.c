@@ -82,7 +82,11 @@
  *   cap a thread at 42 registers, and the narrow keys fit): f16, bf16 MIN, MAX x CUB at
  *   2^24-2^30, H200 1.04-1.25 against 256x32x4's 0.96-1.14 (at 2^28 256x24x6 1.06-1.08,
  *   128x32x12 1.04-1.06, 256x32x5 1.03-1.04, 256x32x8 0.96-0.97, 512x32x3 0.95-0.96),
- *   H100 1.01-1.22 against 1.05-1.16.
+ *   H100 1.01-1.22 against 1.05-1.16. The 1-byte ones went to 256 x 32 x 6 too on
+ *   2026-11-29, once settled runs were written as copies of their carry (scan.clh
+ *   run_settled), so that a tile's fixed costs outweighed its results' work: H200, run
+ *   162, MIN at 2^28, two turns, u8 246-251 us against 512x32x4's 322-324 (256x32x8
+ *   278-280, 384x32x5 296-297), i8 243-247 against 315 (256x32x8 239-240).
  * - f64 MIN and MAX: 128 x 32 x 6, the compensated sum's shape (64 registers, no local
  *   access; 2026-11-27, with the NaN key, x CUB at 2^24-2^28: H200, run 105, 0.99-1.02
  *   to 2^30 against 320x16x4's 0.93-0.97, and runs 104: 256x16x5 0.96-0.97, 224x16x6
@@ -131,7 +135,7 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
   else if (es == 2 && rs == 4 && p->width == 1 && p->accuracy == TALLY_ACCURACY_FAST)
     tally__gpu_scan_plan_make(p, 224, 32, 6, pl); /* f16, bf16 SUM, PROD, f32 lanes */
   else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 5, pl); /* f64 lanes */
-  else if (es == 1 && rs == 1 && p->width == 1) tally__gpu_scan_plan_make(p, 512, 32, 4, pl); /* MIN, MAX */
+  else if (es == 1 && rs == 1 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 6, pl); /* MIN, MAX */
   else if (es == 2 && rs == 2 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 6, pl); /* MIN, MAX */
   else if (p->width == 2 && p->dtype == TALLY_F32) tally__gpu_scan_plan_make(p, 256, 20, 3, pl);
   else if (p->width == 2 && rs == 4) tally__gpu_scan_plan_make(p, 224, 16, 4, pl); /* f16, bf16 */

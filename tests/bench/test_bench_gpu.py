@@ -65,6 +65,12 @@ else:
     body = [l for l in out.splitlines() if l.startswith("sum ")]
     check(rc == 0 and body and (len(body) == 1 or "x_first" in out),
           "ladder on cuda (x_first where several variants): %s" % err)
+    # --scan --order on cuda: ramps (MIN and MAX's worst case); rows say so, CUB beside
+    rc, out, err = run("--device", "cuda", "--scan", "--ops", "max", "--dtypes", "i32,u8",
+                       "--sizes", "2^20", "--order", "ascending", "--json", *QUICK)
+    rows = rows_of(out)
+    check(rc == 0 and len(rows) == 2 and all(r.get("order") == "ascending" and r["median_us"] > 0
+                                             for r in rows), "--scan --order on cuda: %s %s" % (err, rows))
 
 # 2. --host needs a GPU device
 rc, out, err = run("--device", "cpu", "--host", "--sizes", "2^10")

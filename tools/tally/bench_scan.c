@@ -281,11 +281,6 @@ int bench_scan_hist(const bench_opts *o) {
   int rc = 0;
   if ((st = tally_context_describe(r.ctx, &r.info)) != TALLY_OK) {
     rc = cli_lib_error(r.ctx, st);
-  } else if (strcmp(r.info.backend, "cuda") == 0 && o->order) {
-    /* The CUB peer draws its own random input, and the GPU scans have no path that
-     * depends on the data's order. */
-    cli_error("--order: CPU devices only (this is %s)", r.info.backend);
-    rc = CLI_EXIT_USAGE;
   } else if (strcmp(r.info.backend, "cuda") == 0) {
     bench_utc_date(r.date, sizeof r.date);
     r.gpu = 1;

@@ -103,6 +103,7 @@ static void row(const bench_run *r, tally_op op, tally_dtype dt, const char *var
     bench_json_num("cub_us", cub->call_us, cub->call_us < 0);
     bench_json_num("speedup_cub", xcub, xcub < 0);
     if (xcub < 0) bench_json_str("cub_note", cub_why);
+    if (r->o->order) bench_json_str("order", r->o->order == 1 ? "ascending" : "descending");
     puts("}");
   } else {
     char c1[32] = "-", c2[32] = "-", c3[32] = "-", c4[32] = "-";
@@ -126,8 +127,10 @@ void bench_scan_gpu_header(const bench_run *r, int hist) {
   }
   printf("# tally bench --scan: device %s (%s), %s; device arrays, L2 flushed before each call, "
          "medians; copy: a device-to-device copy of the same bytes; x_cub: CUB's time / "
-         "tally's (CUB %s)\n", r->info.backend, r->info.device, r->date,
-         r->cub.present ? r->cub.version : "absent");
+         "tally's (CUB %s)%s\n", r->info.backend, r->info.device, r->date,
+         r->cub.present ? r->cub.version : "absent",
+         !r->o->order ? "" : r->o->order == 1 ? "; ascending input (CUB's: random)"
+                                              : "; descending input (CUB's: random)");
   printf("%-6s %-4s %-13s %10s %-8s %11s %9s %10s %9s %11s %9s\n", "dtype", "op", "variant", "n",
          "accuracy", "median_us", "GB/s", "copy_GB/s", "ratio", "cub_us", "x_cub");
 }
@@ -181,7 +184,8 @@ int bench_scan_gpu_dtype(const bench_run *r, tally_op op, tally_dtype dt) {
       if (!host) st = TALLY_ENOMEM;
     }
     for (int k = 0; k < w && !st; k++) { /* the a's, then (AFFINE) the b's: stream k */
-      bench_fill(host, dt, n, o->seed, (uint64_t)k);
+      if (o->order) bench_fill_ramp(host, dt, n, o->order == 2);
+      else bench_fill(host, dt, n, o->seed, (uint64_t)k);
       st = tally_mem_copy(r->ctx, k ? dx2 : dx, TALLY_MEM_DEVICE, host, TALLY_MEM_HOST, (size_t)n * es);
     }
     bench_free(host);
