@@ -50,9 +50,12 @@ static void describe(const sc_case *c, uint64_t id, const char *dev, char *buf, 
 
 /* A key of element bits whose unsigned order is the dtype's (floats: -NaN < -Inf < ... <
  * -0 < +0 < ... < +Inf < NaN, the MIN and MAX scans' order on the CPU's keys). */
+/* The dtype's top (sign) bit, and all its bits. */
+static uint64_t top_bit(tally_dtype t) { return (uint64_t)1 << (tt_bits(t) - 1); }
+static uint64_t all_bits(tally_dtype t) { return tt_bits(t) == 64 ? ~(uint64_t)0 : (top_bit(t) << 1) - 1; }
+
 static uint64_t order_key(tally_dtype t, uint64_t bits) {
-  int w = tt_bits(t);
-  uint64_t top = (uint64_t)1 << (w - 1), all = w == 64 ? ~(uint64_t)0 : (top << 1) - 1;
+  uint64_t top = top_bit(t), all = all_bits(t);
   if (tt_is_float(t)) return bits & top ? ~bits & all : bits | top;
   return tt_is_signed(t) ? (bits ^ top) & all : bits;
 }
@@ -71,28 +74,35 @@ static int by_key(const void *a, const void *b) {
  * 1 sees it, and every later chunk's carry depends on it. */
 #define SPIKE_AT (131072 - 1000)
 
+/* Order 5: x[0] everywhere but one extreme of the op (the smallest value for MIN, the
+ * largest for MAX) at SPIKE_AT (see settling). */
+static void place_spike(const sc_case *c, void *x) {
+  uint64_t b = tt_load_bits(c->dt, x, 0), e, inf = 0;
+  const int mn = c->op == TALLY_MIN;
+  if (c->dt == TALLY_BOOL) {
+    e = !mn, b = mn;
+  } else if (tt_is_float(c->dt)) { /* -Inf or +Inf (b, drawn from TT_NORMAL, is finite) */
+    tt_store_f(c->dt, &inf, 0, mn ? -INFINITY : INFINITY);
+    e = tt_load_bits(c->dt, &inf, 0);
+  } else {
+    const uint64_t top = top_bit(c->dt);
+    e = tt_is_signed(c->dt) ? (mn ? top : top - 1) : (mn ? 0 : all_bits(c->dt));
+    if (b == e) b ^= 1; /* (drawn as the extreme itself) */
+  }
+  for (int64_t i = 0; i < c->n; i++) tt_store_bits(c->dt, x, i, b);
+  if (SPIKE_AT < c->n) tt_store_bits(c->dt, x, SPIKE_AT, e);
+}
+
 /* Order 1 and 2: x sorted ascending or descending, so that every element is a new
  * maximum or minimum (as far as the values are distinct): the MIN and MAX scans' running
- * value changes all the time, never settles (scan_exact.c's IDEM path). Order 3 and 4:
- * the same, then blocks of 1 to 200 elements shuffled, so that the extremes change within
- * vectors and between them, and settle for a while. */
+ * value changes all the time, never settles (the CPU's IDEM path, scan_exact.c; the
+ * GPU's settled runs, scan.clh run_settled). Order 3 and 4: the same, then blocks of 1
+ * to 200 elements shuffled, so that the extremes change within vectors and runs and
+ * between them, and settle for a while. Order 5: place_spike. */
 static void sort_input(tt_rng *r, const sc_case *c, void *x) {
   if (!c->order) return;
-  if (c->order == 5) { /* x[0] everywhere but one extreme at SPIKE_AT (see settling) */
-    uint64_t b = tt_load_bits(c->dt, x, 0), e, inf = 0;
-    int w = tt_bits(c->dt), mn = c->op == TALLY_MIN;
-    uint64_t top = (uint64_t)1 << (w - 1), all = w == 64 ? ~(uint64_t)0 : (top << 1) - 1;
-    if (c->dt == TALLY_BOOL) {
-      e = !mn, b = mn;
-    } else if (tt_is_float(c->dt)) { /* -Inf or +Inf (b, drawn from TT_NORMAL, is finite) */
-      tt_store_f(c->dt, &inf, 0, mn ? -INFINITY : INFINITY);
-      e = tt_load_bits(c->dt, &inf, 0);
-    } else {
-      e = tt_is_signed(c->dt) ? (mn ? top : top - 1) : (mn ? 0 : all);
-      if (b == e) b ^= 1; /* (drawn as the extreme itself) */
-    }
-    for (int64_t i = 0; i < c->n; i++) tt_store_bits(c->dt, x, i, b);
-    if (SPIKE_AT < c->n) tt_store_bits(c->dt, x, SPIKE_AT, e);
+  if (c->order == 5) {
+    place_spike(c, x);
     return;
   }
   keyed *k = tc_alloc(sizeof(keyed) * (size_t)(c->n + 1));
@@ -532,8 +542,8 @@ static void affine_signed_zero(tc_run *R) {
 }
 
 /* MIN and MAX on sorted input, every dtype: the running value changes at every element
- * (the vector kernels' slowest path), or in bursts between settled stretches (their
- * IDEM path and back); with NaNs (placed anywhere by TT_NAN, then sorted to an end or
+ * (the CPU vector kernels' slowest path; no GPU run settles), or in bursts between
+ * settled stretches (the CPU's IDEM path, the GPU's settled runs, and back); with NaNs (placed anywhere by TT_NAN, then sorted to an end or
  * shuffled by the rough orders), signed zeros and infinities. Contiguous in and out, so
  * the vector kernels run; about 3 · 2^16 elements, so that every dtype spans several of
  * the CPU's chunks (2^17 for 1-byte MIN/MAX); a third of the cases segmented by flags
