@@ -87,10 +87,16 @@
  *   run_settled), so that a tile's fixed costs outweighed its results' work: H200, run
  *   162, MIN at 2^28, two turns, u8 246-251 us against 512x32x4's 322-324 (256x32x8
  *   278-280, 384x32x5 296-297), i8 243-247 against 315 (256x32x8 239-240). And i16,
- *   u16 to 256 x 32 x 8 (run 165, MIN and MAX at 2^28, three turns: 328-334 us against
- *   256x32x6's 341-344, and 334-337 before run_settled; 2^24-2^26 level or better),
- *   where f16 and bf16 lost (run 162, f16 MIN 356-357 against 340-342): their keys'
- *   conversions take more registers than 8 blocks leave.
+ *   u16 to 256 x 32 x 5 (run 165, MIN and MAX at 2^28, three turns: 328-334 us against
+ *   256x32x6's 341-344, and 334-337 before run_settled; 2^24-2^26 level or better).
+ *   Registers (ptxas -v for sm_90 on NVRTC's PTX): 6 or 7 blocks of 288 threads cap a
+ *   thread at 32, where the 2-byte keys spill (24-byte frames) and the 1-byte ones a
+ *   little (8-16); 5 blocks allow 40, and the 2-byte integers then spill nothing. Run 165
+ *   asked for 8 blocks: 8 x 288 threads is more than an SM holds (2,048), and ptxas then
+ *   ignores the bound (".minnctapersm will be ignored"), which gave the same 40 registers
+ *   and 5 blocks as asking for 5. So did the old 512 x 32 x 4 (4 x 544 threads): 52
+ *   registers, 2 blocks an SM. f16 and bf16 keep 6 blocks with their spills: at 40
+ *   registers (5 blocks) they lost (run 162, f16 MIN 356-357 against 340-342).
  * - f64 MIN and MAX: 128 x 32 x 6, the compensated sum's shape (64 registers, no local
  *   access; 2026-11-27, with the NaN key, x CUB at 2^24-2^28: H200, run 105, 0.99-1.02
  *   to 2^30 against 320x16x4's 0.93-0.97, and runs 104: 256x16x5 0.96-0.97, 224x16x6
@@ -140,8 +146,8 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *p
     tally__gpu_scan_plan_make(p, 224, 32, 6, pl); /* f16, bf16 SUM, PROD, f32 lanes */
   else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 5, pl); /* f64 lanes */
   else if (es == 1 && rs == 1 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 6, pl); /* MIN, MAX */
-  else if (es == 2 && rs == 2 && p->width == 1) /* MIN, MAX; the integers' keys fit 8 blocks */
-    tally__gpu_scan_plan_make(p, 256, 32, tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT ? 6 : 8, pl);
+  else if (es == 2 && rs == 2 && p->width == 1) /* MIN, MAX: the integers without spills */
+    tally__gpu_scan_plan_make(p, 256, 32, tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT ? 6 : 5, pl);
   else if (p->width == 2 && p->dtype == TALLY_F32) tally__gpu_scan_plan_make(p, 256, 20, 3, pl);
   else if (p->width == 2 && rs == 4) tally__gpu_scan_plan_make(p, 224, 16, 4, pl); /* f16, bf16 */
   else if (p->width == 2 && es < 8) /* AFFINE of 1- to 4-byte integers */

@@ -71,6 +71,8 @@ else:
     rows = rows_of(out)
     check(rc == 0 and len(rows) == 2 and all(r.get("order") == "ascending" and r["median_us"] > 0
                                              for r in rows), "--scan --order on cuda: %s %s" % (err, rows))
+    check(all(r.get("cub_input") == "random" for r in rows if r.get("speedup_cub")),
+          "--order rows say CUB's input is random: %s" % rows)
 
 # 2. --host needs a GPU device
 rc, out, err = run("--device", "cpu", "--host", "--sizes", "2^10")

@@ -48,12 +48,14 @@ static void describe(const sc_case *c, uint64_t id, const char *dev, char *buf, 
            dev ? dev : "");
 }
 
-/* A key of element bits whose unsigned order is the dtype's (floats: -NaN < -Inf < ... <
- * -0 < +0 < ... < +Inf < NaN, the MIN and MAX scans' order on the CPU's keys). */
 /* The dtype's top (sign) bit, and all its bits. */
 static uint64_t top_bit(tally_dtype t) { return (uint64_t)1 << (tt_bits(t) - 1); }
-static uint64_t all_bits(tally_dtype t) { return tt_bits(t) == 64 ? ~(uint64_t)0 : (top_bit(t) << 1) - 1; }
+static uint64_t all_bits(tally_dtype t) {
+  return tt_bits(t) == 64 ? ~(uint64_t)0 : (top_bit(t) << 1) - 1;
+}
 
+/* A key of element bits whose unsigned order is the dtype's (floats: -NaN < -Inf < ... <
+ * -0 < +0 < ... < +Inf < NaN, the MIN and MAX scans' order on the CPU's keys). */
 static uint64_t order_key(tally_dtype t, uint64_t bits) {
   uint64_t top = top_bit(t), all = all_bits(t);
   if (tt_is_float(t)) return bits & top ? ~bits & all : bits | top;
@@ -542,8 +544,9 @@ static void affine_signed_zero(tc_run *R) {
 }
 
 /* MIN and MAX on sorted input, every dtype: the running value changes at every element
- * (the CPU vector kernels' slowest path; no GPU run settles), or in bursts between
- * settled stretches (the CPU's IDEM path, the GPU's settled runs, and back); with NaNs (placed anywhere by TT_NAN, then sorted to an end or
+ * (the CPU vector kernels' slowest path; on the GPU no run settles, where the values are
+ * distinct), or in bursts between settled stretches (the CPU's IDEM path, the GPU's
+ * settled runs, and back); with NaNs (placed anywhere by TT_NAN, then sorted to an end or
  * shuffled by the rough orders), signed zeros and infinities. Contiguous in and out, so
  * the vector kernels run; about 3 · 2^16 elements, so that every dtype spans several of
  * the CPU's chunks (2^17 for 1-byte MIN/MAX); a third of the cases segmented by flags

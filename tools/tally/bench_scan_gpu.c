@@ -103,7 +103,10 @@ static void row(const bench_run *r, tally_op op, tally_dtype dt, const char *var
     bench_json_num("cub_us", cub->call_us, cub->call_us < 0);
     bench_json_num("speedup_cub", xcub, xcub < 0);
     if (xcub < 0) bench_json_str("cub_note", cub_why);
-    if (r->o->order) bench_json_str("order", r->o->order == 1 ? "ascending" : "descending");
+    if (r->o->order) {
+      bench_json_str("order", r->o->order == 1 ? "ascending" : "descending");
+      if (xcub > 0) bench_json_str("cub_input", "random"); /* the peer draws its own */
+    }
     puts("}");
   } else {
     char c1[32] = "-", c2[32] = "-", c3[32] = "-", c4[32] = "-";
@@ -127,10 +130,10 @@ void bench_scan_gpu_header(const bench_run *r, int hist) {
   }
   printf("# tally bench --scan: device %s (%s), %s; device arrays, L2 flushed before each call, "
          "medians; copy: a device-to-device copy of the same bytes; x_cub: CUB's time / "
-         "tally's (CUB %s)%s\n", r->info.backend, r->info.device, r->date,
+         "tally's (CUB %s)%s%s\n", r->info.backend, r->info.device, r->date,
          r->cub.present ? r->cub.version : "absent",
-         !r->o->order ? "" : r->o->order == 1 ? "; ascending input (CUB's: random)"
-                                              : "; descending input (CUB's: random)");
+         !r->o->order ? "" : r->o->order == 1 ? "; ascending input" : "; descending input",
+         r->o->order && !r->o->no_peers ? " (CUB's: random)" : "");
   printf("%-6s %-4s %-13s %10s %-8s %11s %9s %10s %9s %11s %9s\n", "dtype", "op", "variant", "n",
          "accuracy", "median_us", "GB/s", "copy_GB/s", "ratio", "cub_us", "x_cub");
 }
