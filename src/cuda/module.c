@@ -32,7 +32,9 @@ static int cache_path(const char *text, const char *defs, const char *arch, int 
 
 /* ------------------------------------------------------------ NVRTC */
 
-/* Compile text for arch; *cubin (malloc'd) on success, else the log in log[]. */
+/* Compile text for arch; *cubin (malloc'd) on success, and in log[] NVRTC's warnings
+ * (empty where none: the test of every kernel fails on any, since ptxas warns, and then
+ * ignores, a launch bound that asks for more threads than an SM holds); else the log. */
 static tally_status nvrtc_compile(const tally__nvrtc_api *nv, const char *text, const char *defs,
                                   const char *arch, void **cubin, size_t *size, char *log,
                                   size_t loglen) {
@@ -77,6 +79,16 @@ static tally_status nvrtc_compile(const tally__nvrtc_api *nv, const char *text, 
     return TALLY_ECOMPILE;
   }
   size_t n = 0;
+  log[0] = '\0';
+  if (nv->nvrtcGetProgramLogSize(prog, &n) == 0 && n > 1) {
+    char *full = malloc(n + 1);
+    if (full && nv->nvrtcGetProgramLog(prog, full) == 0) {
+      full[n] = '\0';
+      snprintf(log, loglen, "%s", full);
+    }
+    free(full);
+  }
+  n = 0;
   nv->nvrtcGetCUBINSize(prog, &n);
   void *bin = n ? malloc(n) : NULL;
   if (!bin || nv->nvrtcGetCUBIN(prog, bin) != 0) {

@@ -15,6 +15,7 @@ typedef unsigned long long u64;
 /* OpenCL passes inputs as buffer + element offset (dialect_opencl.h); CUDA as addresses. */
 #define BASE_PARAMS
 #define BASE_APPLY() ((void)0)
+#define BASE_APPLY_X() ((void)0)
 #define GLOBAL
 #define LOCAL __shared__ /* a block-shared variable */
 #define LOCAL_PTR /* a pointer parameter to block-shared memory (OpenCL: __local) */

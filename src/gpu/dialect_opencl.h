@@ -21,6 +21,7 @@ typedef ulong u64;
  * buffer, given to the kernel (CUDA passes the address itself). */
 #define BASE_PARAMS i64 x0, i64 y0,
 #define BASE_APPLY() (x += x0, y += y0)
+#define BASE_APPLY_X() (x += x0, (void)y0) /* kernels of one input */
 #define GLOBAL __global
 #define LOCAL __local /* a work-group-shared variable (declared at kernel scope) */
 #define LOCAL_PTR __local
