@@ -91,10 +91,13 @@ bool tally__cuda_pinned(tally__cuda_ctx *c, const void *p, int64_t bytes);
 tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
                                       const char *arch, int driver, char *log, size_t loglen);
 
-/* Every kernel specialisation the backend can ask for (possibly repeated): fn is called
- * with each source set and -D list; returns the number of calls. For the NVRTC test. */
-int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, void *user),
+/* Every kernel specialisation the backend can ask for (possibly repeated) on a device of
+ * architecture arch ("sm_90"): fn is called with each source set and -D list; returns the
+ * number of calls. For the NVRTC test. */
+int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, const char *defs, void *user),
                           void *user);
+/* Threads an SM of architecture arch ("sm_86") holds at once. */
+int tally__cuda_arch_threads_sm(const char *arch);
 
 /* The -D definitions of a kernel for p with family fam; contig: 16-byte loads. */
 void tally__cuda_defs(const tally__problem *p, tally__family fam, int contig, char *defs, size_t len);
@@ -135,8 +138,9 @@ void tally__cuda_stream_free(tally__cuda_ctx *c);
 tally_status tally__cuda_grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, size_t need,
                               const char *what);
 
-/* tally_scan of built-in ops (scan.c). Plan p on the tile shape this backend uses. */
-void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl);
+/* tally_scan of built-in ops (scan.c). Plan p on the tile shape this backend uses, for
+ * SMs of max_threads_sm threads (0: no limit). */
+void tally__cuda_scan_plan(const tally__scan_problem *p, int max_threads_sm, tally__gpu_scan_plan *pl);
 /* The scan ladder's work-groups (src/gpu/scan_ladder.clh; a power of two). */
 #define TALLY_LADDER_SCAN_BLOCK 256
 tally_status tally__cuda_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,

@@ -178,7 +178,15 @@ tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, ta
   return tally__cuda_kernel_get(c, srcs, defs, "reduce_best", fn);
 }
 
-int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, void *user),
+int tally__cuda_arch_threads_sm(const char *arch) {
+  int cc = 0;
+  if (sscanf(arch, "sm_%d", &cc) != 1) return 2048;
+  if (cc == 75) return 1024;
+  if (cc == 86 || cc == 87 || cc == 89 || cc >= 120) return 1536;
+  return 2048; /* sm_70, sm_80, sm_90, sm_100 */
+}
+
+int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, const char *defs, void *user),
                           void *user) {
   static const char *const srcs[] = {"reduce_part.clh", "reduce_best.clh", NULL};
   static const char *const ladder_srcs[] = {"reduce_part.clh", "reduce_best.clh", "ladder.clh", NULL};
@@ -234,7 +242,7 @@ int tally__cuda_each_spec(void (*fn)(const char *const *srcs, const char *defs, 
           sp.nan = (tally_nan)nan;
           sp.width = sp.op == TALLY_AFFINE ? 2 : 1;
           tally__gpu_scan_plan pl;
-          tally__cuda_scan_plan(&sp, &pl);
+          tally__cuda_scan_plan(&sp, tally__cuda_arch_threads_sm(arch), &pl);
           fn(scan_srcs, pl.defs, user);
           tally__gpu_scan_ladder_plan_make(&sp, TALLY_LADDER_SCAN_BLOCK, &pl); /* the scan ladder */
           fn(ladder_scan_srcs, pl.defs, user);

@@ -126,34 +126,49 @@
  *   f32 at 256 x 20 x 3 (H200 0.61-0.62; 192x20x4 0.62, 224x16x4 0.60, 256x16x3 0.55-0.56,
  *   320x16x3 0.55, 256x20x4 0.52, 256x24x3 0.11).
  * The more bytes an SM has in flight, the less the look-back's waits cost; the more
- * blocks, the more of them overlap a look-back with loads. */
-void tally__cuda_scan_plan(const tally__scan_problem *p, tally__gpu_scan_plan *pl) {
+ * blocks, the more of them overlap a look-back with loads. (BLOCK x ITEMS x MINB, before
+ * the device's limit: tally__cuda_scan_plan.) */
+static void scan_shape(const tally__scan_problem *p, int *block, int *items, int *minb) {
+#define SHAPE(b, i, m) (*block = (b), *items = (i), *minb = (m))
   const size_t es = tally_dtype_size(p->dtype), rs = tally_dtype_size(p->rdtype);
   const int is_f64 = p->dtype == TALLY_F64;
-  if (tally__gpu_scan_narrow(p)) tally__gpu_scan_plan_make(p, 320, 32, 4, pl);
+  if (tally__gpu_scan_narrow(p)) SHAPE(320, 32, 4);
   else if (es == 8 && p->width == 1 && is_f64 &&
            (p->op == TALLY_SUM || p->op == TALLY_MIN || p->op == TALLY_MAX))
-    tally__gpu_scan_plan_make(p, 128, 32, 6, pl); /* f64 SUM (compensated or FAST), MIN, MAX */
-  else if (es == 8 && p->width == 1 && is_f64) tally__gpu_scan_plan_make(p, 320, 16, 4, pl);
+    SHAPE(128, 32, 6); /* f64 SUM (compensated or FAST), MIN, MAX */
+  else if (es == 8 && p->width == 1 && is_f64) SHAPE(320, 16, 4);
   else if (es == 8 && p->width == 1 && (p->op == TALLY_MIN || p->op == TALLY_MAX))
-    tally__gpu_scan_plan_make(p, 256, 16, 4, pl); /* i64, u64 MIN, MAX: runs in local memory */
-  else if (es == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 20, 3, pl); /* i64, u64 */
-  else if (es == 4 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 20, 4, pl);
+    SHAPE(256, 16, 4); /* i64, u64 MIN, MAX: runs in local memory */
+  else if (es == 8 && p->width == 1) SHAPE(256, 20, 3); /* i64, u64 */
+  else if (es == 4 && rs == 8 && p->width == 1) SHAPE(256, 20, 4);
   else if (es == 1 && rs == 8 && p->width == 1) /* bool spills at 5 blocks, i8 and u8 do not */
-    tally__gpu_scan_plan_make(p, 160, 32, p->dtype == TALLY_BOOL ? 4 : 5, pl);
-  else if (es == 2 && rs == 8 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 16, 4, pl);
+    SHAPE(160, 32, p->dtype == TALLY_BOOL ? 4 : 5);
+  else if (es == 2 && rs == 8 && p->width == 1) SHAPE(256, 16, 4);
   else if (es == 2 && rs == 4 && p->width == 1 && p->accuracy == TALLY_ACCURACY_FAST)
-    tally__gpu_scan_plan_make(p, 224, 32, 6, pl); /* f16, bf16 SUM, PROD, f32 lanes */
-  else if (es == 2 && rs == 4 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 5, pl); /* f64 lanes */
-  else if (es == 1 && rs == 1 && p->width == 1) tally__gpu_scan_plan_make(p, 256, 32, 6, pl); /* MIN, MAX */
+    SHAPE(224, 32, 6); /* f16, bf16 SUM, PROD, f32 lanes */
+  else if (es == 2 && rs == 4 && p->width == 1) SHAPE(256, 32, 5); /* f64 lanes */
+  else if (es == 1 && rs == 1 && p->width == 1) SHAPE(256, 32, 6); /* MIN, MAX */
   else if (es == 2 && rs == 2 && p->width == 1) /* MIN, MAX: the integers without spills */
-    tally__gpu_scan_plan_make(p, 256, 32, tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT ? 6 : 5, pl);
-  else if (p->width == 2 && p->dtype == TALLY_F32) tally__gpu_scan_plan_make(p, 256, 20, 3, pl);
-  else if (p->width == 2 && rs == 4) tally__gpu_scan_plan_make(p, 224, 16, 4, pl); /* f16, bf16 */
+    SHAPE(256, 32, tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT ? 6 : 5);
+  else if (p->width == 2 && p->dtype == TALLY_F32) SHAPE(256, 20, 3);
+  else if (p->width == 2 && rs == 4) SHAPE(224, 16, 4); /* f16, bf16 */
   else if (p->width == 2 && es < 8) /* AFFINE of 1- to 4-byte integers */
-    tally__gpu_scan_plan_make(p, 128, 16, 5, pl);
-  else if (p->width == 2) tally__gpu_scan_plan_make(p, 128, 16, 4, pl); /* f64, i64, u64 AFFINE */
-  else tally__gpu_scan_plan_make(p, 448, 0, 2, pl);
+    SHAPE(128, 16, 5);
+  else if (p->width == 2) SHAPE(128, 16, 4); /* f64, i64, u64 AFFINE */
+  else SHAPE(448, 0, 2);
+#undef SHAPE
+}
+
+/* The shapes above were chosen on SMs of 2048 threads (sm_80, sm_90). An SM that holds
+ * fewer (1536 on sm_86/89/120) gets fewer blocks of the same shape: MINB is a launch
+ * bound (scan_1pass has BLOCK + WARP threads), and ptxas ignores, with only a warning, a
+ * bound of more threads than an SM holds, and then caps no registers at all. */
+void tally__cuda_scan_plan(const tally__scan_problem *p, int max_threads_sm, tally__gpu_scan_plan *pl) {
+  int block, items, minb;
+  scan_shape(p, &block, &items, &minb);
+  if (max_threads_sm > 0 && (block + 32) * minb > max_threads_sm)
+    minb = max_threads_sm / (block + 32) > 0 ? max_threads_sm / (block + 32) : 1;
+  tally__gpu_scan_plan_make(p, block, items, minb, pl);
 }
 
 /* Device address of element 0 of input `which`: as given, or a copy of a host array. */
@@ -264,7 +279,7 @@ static unsigned scan_ahead(const tally__cuda_ctx *c, const tally__scan_problem *
 static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, const void *in,
                              const void *in2, void *out) {
   tally__gpu_scan_plan pl;
-  tally__cuda_scan_plan(p, &pl);
+  tally__cuda_scan_plan(p, c->max_threads_sm, &pl);
   if (pl.ntiles >= INT32_MAX) /* the grid's x: 2^31 - 1 blocks */
     return tally__fail(&c->base, TALLY_EUNSUPPORTED, "in: %" PRId64 " elements is more than a "
                        "cuda scan's 2^31 - 1 tiles of %d hold", p->n, pl.block * pl.items);

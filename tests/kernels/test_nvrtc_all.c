@@ -1,7 +1,7 @@
 /* Compiles every GPU kernel specialisation the CUDA backend can ask for through NVRTC,
- * for the lent GPUs' architecture (sm_90, Hopper) — no GPU needed, so CI catches a kernel
- * that does not compile before any GPU machine sees it. Exit 77 when NVRTC is absent.
- * Internal API: links the static library.
+ * for the lent GPUs' architecture (sm_90, Hopper) or ARCH (e.g. sm_89) — no GPU needed,
+ * so CI catches a kernel that does not compile before any GPU machine sees it. Exit 77
+ * when NVRTC is absent. Internal API: links the static library.
  *
  *   test_nvrtc_all [ARCH] [--warm]   --warm (on a GPU machine): also fill the disk
  *   kernel cache ($TALLY_CACHE_DIR) for this machine's driver, with every core, so that
@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
       W.arch = argv[i];
     }
   }
-  int calls = tally__cuda_each_spec(collect, &W);
+  int calls = tally__cuda_each_spec(W.arch, collect, &W);
   int nthreads = 2;
   const char *env = getenv("TALLY_TEST_THREADS");
   if (env && atoi(env) > 0) nthreads = atoi(env);
