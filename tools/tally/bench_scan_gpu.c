@@ -133,7 +133,7 @@ void bench_scan_gpu_header(const bench_run *r, int hist) {
          "tally's (CUB %s)%s%s\n", r->info.backend, r->info.device, r->date,
          r->cub.present ? r->cub.version : "absent",
          !r->o->order ? "" : r->o->order == 1 ? "; ascending input" : "; descending input",
-         r->o->order && !r->o->no_peers ? " (CUB's: random)" : "");
+         r->o->order && !r->o->no_peers && r->cub.present ? " (CUB's: random)" : "");
   printf("%-6s %-4s %-13s %10s %-8s %11s %9s %10s %9s %11s %9s\n", "dtype", "op", "variant", "n",
          "accuracy", "median_us", "GB/s", "copy_GB/s", "ratio", "cub_us", "x_cub");
 }
