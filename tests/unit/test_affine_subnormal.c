@@ -158,7 +158,7 @@ static ref_t reference(int f64, int fast, int ign, const void *x, const void *y,
     L += fa > 0 ? log2l(fa) : -INFINITY;
     const int sub_here = L - Lmax < sub_exp + 1;
     Lmax = L > Lmax ? L : Lmax;
-    Hb = Babs > Hb ? Babs : Hb; /* max |B| of the partials that end before this map */
+    Hb = Babs > Hb ? Babs : Hb; /* bounds |B| of any partial ending before this map */
     TA = fa * TA + (sub_here ? Hb : 0); /* Σ P_k·Hb over the A roundings that may be subnormal */
     A = a * A;
     B = a * B + b;
