@@ -29,7 +29,9 @@
 #
 # A warm cache from here (no GPU needed): `TALLY_CACHE_DIR=DIR build/tests/kernels/
 # test_nvrtc_all sm_90 --warm-for-driver=13000` (the GPU machine's cuDriverGetVersion),
-# carried as a tarball and given as TALLY_CACHE_DIR: this script then keeps it.
+# carried as a tarball and given as TALLY_CACHE_DIR: this script then keeps it. For short
+# calls (a few suites or timings) scripts/gpu-pack.sh builds the binaries here as well and
+# packs them with such a cache: no build on the GPU machine at all.
 #
 # Every step is timed and has its own time limit; a failing step is recorded and the next
 # one runs. All steps share one time budget (default 480 s): no step runs past it, and a
