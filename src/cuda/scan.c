@@ -97,6 +97,16 @@
  *   and 5 blocks as asking for 5. So did the old 512 x 32 x 4 (4 x 544 threads): 52
  *   registers, 2 blocks an SM. f16 and bf16 keep 6 blocks with their spills: at 40
  *   registers (5 blocks) they lost (run 162, f16 MIN 356-357 against 340-342).
+ *   All of them then went to runs of 64 elements, 256 x 64 x 5 (2026-11-29, run 169, a
+ *   run's segment heads in a 64-bit word): with runs held in local memory a piece at a
+ *   time, a longer run costs no registers, and a tile of twice the bytes halves the
+ *   tiles' fixed costs (run 167: smaller blocks of runs of 32 all lost). H200, MIN at
+ *   2^26 / 2^28, two turns, us: u8 57.6-57.8 / 176.7-177.3 against 256x32x6's 71.8-71.9
+ *   / 238.7-240.7 (256x64x6 182.7-182.9, 256x64x4 186.4-190.5, 512x64x3 190.3-191.6,
+ *   384x64x4 188.3-193.5, 128x64x8 211.3-213.5); i8 176.0-177.1 against 235.8-236.7; bool
+ *   180.5-180.6 against 241.0-242.5; i16 289.0-290.8 against 256x32x5's 328.2-328.8
+ *   (256x64x4 294.0-298.9, 128x64x8 303.1-304.4, 256x64x6 304.3-305.1); f16 299.6-299.7
+ *   against 256x32x6's 339.0-340.9 (256x64x4 312.7-313.0, 128x64x8 310.4-311.1).
  * - f64 MIN and MAX: 128 x 32 x 6, the compensated sum's shape (64 registers, no local
  *   access; 2026-11-27, with the NaN key, x CUB at 2^24-2^28: H200, run 105, 0.99-1.02
  *   to 2^30 against 320x16x4's 0.93-0.97, and runs 104: 256x16x5 0.96-0.97, 224x16x6
@@ -147,9 +157,7 @@ static void scan_shape(const tally__scan_problem *p, int *block, int *items, int
   else if (es == 2 && rs == 4 && p->width == 1 && p->accuracy == TALLY_ACCURACY_FAST)
     SHAPE(224, 32, 6); /* f16, bf16 SUM, PROD, f32 lanes */
   else if (es == 2 && rs == 4 && p->width == 1) SHAPE(256, 32, 5); /* f64 lanes */
-  else if (es == 1 && rs == 1 && p->width == 1) SHAPE(256, 32, 6); /* MIN, MAX */
-  else if (es == 2 && rs == 2 && p->width == 1) /* MIN, MAX: the integers without spills */
-    SHAPE(256, 32, tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT ? 6 : 5);
+  else if (es <= 2 && rs == es && p->width == 1) SHAPE(256, 64, 5); /* MIN, MAX */
   else if (p->width == 2 && p->dtype == TALLY_F32) SHAPE(256, 20, 3);
   else if (p->width == 2 && rs == 4) SHAPE(224, 16, 4); /* f16, bf16 */
   else if (p->width == 2 && es < 8) /* AFFINE of 1- to 4-byte integers */
