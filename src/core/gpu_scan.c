@@ -36,11 +36,11 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, int item
   pl->items = items > 0 ? items : pl->esize == 8 ? 12 : pl->esize == 1 || tally__gpu_scan_narrow(p) ? 32 : 24;
   pl->minb = minb > 0 ? minb : 1152 / block > 0 ? 1152 / block : 1;
   /* TALLY_SCAN_TILE=BLOCKxITEMSxMINB: another tile shape, for measuring (bench --scan);
-   * ITEMS up to 64, a run's segment heads being one 64-bit word (scan.clh, heads_t). */
+   * ITEMS up to 128, a run's segment heads being two 64-bit words at most (scan.clh). */
   const char *tune = getenv("TALLY_SCAN_TILE");
   int tb, ti, tm;
   if (tune && sscanf(tune, "%dx%dx%d", &tb, &ti, &tm) == 3 && tb >= 32 && tb <= 1024 &&
-      tb % 32 == 0 && ti >= 1 && ti <= 64 && tm >= 1 && tm <= 32) {
+      tb % 32 == 0 && ti >= 1 && ti <= 128 && tm >= 1 && tm <= 32) {
     pl->block = block = tb;
     pl->items = ti;
     pl->minb = tm;

@@ -242,11 +242,15 @@ int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, 
           sp.nan = (tally_nan)nan;
           sp.width = sp.op == TALLY_AFFINE ? 2 : 1;
           tally__gpu_scan_plan pl;
-          tally__cuda_scan_plan(&sp, tally__cuda_arch_threads_sm(arch), &pl);
-          fn(scan_srcs, pl.defs, user);
+          for (int big = 0; big < 2; big++) { /* some shapes depend on the length */
+            sp.n = big ? (int64_t)1 << 30 : 0;
+            tally__cuda_scan_plan(&sp, tally__cuda_arch_threads_sm(arch), &pl);
+            fn(scan_srcs, pl.defs, user);
+            count++;
+          }
           tally__gpu_scan_ladder_plan_make(&sp, TALLY_LADDER_SCAN_BLOCK, &pl); /* the scan ladder */
           fn(ladder_scan_srcs, pl.defs, user);
-          count += 2;
+          count++;
         }
   /* Histograms (hist.c): local bins of three sizes or 64-bit atomics, even bins or edges. */
   static const char *const hist_srcs[] = {"reduce_part.clh", "hist.clh", NULL};

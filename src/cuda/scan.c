@@ -107,6 +107,17 @@
  *   180.5-180.6 against 241.0-242.5; i16 289.0-290.8 against 256x32x5's 328.2-328.8
  *   (256x64x4 294.0-298.9, 128x64x8 303.1-304.4, 256x64x6 304.3-305.1); f16 299.6-299.7
  *   against 256x32x6's 339.0-340.9 (256x64x4 312.7-313.0, 128x64x8 310.4-311.1).
+ *   The 1-byte ones then to runs of 128 (two words of heads), 256 x 128 x 4 (run 171,
+ *   the same way: u8, i8, bool 158.5-165.5 us at 2^28 against 256x64x5's 177.5-182.1,
+ *   2^26 level; 128x128x8 162.5-166.9, 256x128x3 161.5-169.2, 192x128x5 165.9-176.0,
+ *   320x128x3 167.8-177.5, 128x128x10 177.3-187.3). The 2-byte ones gained nothing from
+ *   128 (i16 / f16 at 2^28: 128x128x8 291.5-292.7 / 293.4-294.2 against 288.3-290.0 /
+ *   299.3-302.1, and 2^26 slower: 89.8-92.7 / 112.8-113.3 against 86.8-88.0 / 94.4-95.0).
+ *   Below 2^25 elements the 1-byte ones keep runs of 64: with fewer, larger tiles the
+ *   grid fills fewer SMs' slots (run 172, two turns, MIN, us, 128 against 64: i8 2^22
+ *   33.8-37.1 against 21.1-21.2, 2^24 34.4-36.1 against 28.7-29.4, 2^25 level; u8 2^22
+ *   23.4-25.2 against 20.4-21.2, 2^24 25.3-26.9 against 29.9-30.8; bool alike; from
+ *   2^25 on 128 wins everywhere: 2^30 u8 572.6-575.5 against 654.8-656.2).
  * - f64 MIN and MAX: 128 x 32 x 6, the compensated sum's shape (64 registers, no local
  *   access; 2026-11-27, with the NaN key, x CUB at 2^24-2^28: H200, run 105, 0.99-1.02
  *   to 2^30 against 320x16x4's 0.93-0.97, and runs 104: 256x16x5 0.96-0.97, 224x16x6
@@ -157,7 +168,10 @@ static void scan_shape(const tally__scan_problem *p, int *block, int *items, int
   else if (es == 2 && rs == 4 && p->width == 1 && p->accuracy == TALLY_ACCURACY_FAST)
     SHAPE(224, 32, 6); /* f16, bf16 SUM, PROD, f32 lanes */
   else if (es == 2 && rs == 4 && p->width == 1) SHAPE(256, 32, 5); /* f64 lanes */
-  else if (es <= 2 && rs == es && p->width == 1) SHAPE(256, 64, 5); /* MIN, MAX */
+  else if (es == 1 && rs == 1 && p->width == 1 && p->n >= (int64_t)1 << 25)
+    SHAPE(256, 128, 4); /* MIN, MAX of 2^25 elements and more */
+  else if (es == 1 && rs == 1 && p->width == 1) SHAPE(256, 64, 5);
+  else if (es == 2 && rs == 2 && p->width == 1) SHAPE(256, 64, 5); /* MIN, MAX */
   else if (p->width == 2 && p->dtype == TALLY_F32) SHAPE(256, 20, 3);
   else if (p->width == 2 && rs == 4) SHAPE(224, 16, 4); /* f16, bf16 */
   else if (p->width == 2 && es < 8) /* AFFINE of 1- to 4-byte integers */
