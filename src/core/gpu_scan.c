@@ -30,8 +30,8 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, int item
   pl->rsize = tally_dtype_size(p->rdtype);
   pl->block = block;
   /* By default per thread 96 bytes of input (8-byte elements: 12, 4-byte: 24, 2-byte:
-   * 24, 1-byte: 32, the most a run holds), 128 for 4-byte elements with 4-byte results
-   * (32), loaded 16 bytes at a time, in blocks of `block`, as many resident per SM as make
+   * 24, 1-byte: 32, the most a run held before runs of up to 128), 128 for 4-byte
+   * elements with 4-byte results (32), loaded 16 bytes at a time, in blocks of `block`, as many resident per SM as make
    * 1152 threads. The CUDA backend picks its own (tally__cuda_scan_plan). */
   pl->items = items > 0 ? items : pl->esize == 8 ? 12 : pl->esize == 1 || tally__gpu_scan_narrow(p) ? 32 : 24;
   pl->minb = minb > 0 ? minb : 1152 / block > 0 ? 1152 / block : 1;
