@@ -79,6 +79,16 @@ static tally_status cuda_open(const char *args, tally_context **out) {
   cu->cuDeviceGetAttribute(&c->cc_major, CU_ATTR_CC_MAJOR_, c->dev);
   cu->cuDeviceGetAttribute(&c->cc_minor, CU_ATTR_CC_MINOR_, c->dev);
   cu->cuDeviceGetAttribute(&c->max_threads_sm, CU_ATTR_MAX_THREADS_PER_MULTIPROCESSOR_, c->dev);
+  /* The scan's launch bounds (scan.c); an attribute a driver lacks reads 0: no limit. */
+  c->sm.threads = c->max_threads_sm;
+  if (cu->cuDeviceGetAttribute(&c->sm.smem, CU_ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR_, c->dev))
+    c->sm.smem = 0;
+  if (cu->cuDeviceGetAttribute(&c->sm.smem_reserved, CU_ATTR_RESERVED_SHARED_MEMORY_PER_BLOCK_, c->dev))
+    c->sm.smem_reserved = 0;
+  /* $TALLY_CUDA_SM_SMEM=BYTES: plan the scans for SMs of that much shared memory (for
+   * measuring and testing the bounds of other cards' plans here; read once a context) */
+  const char *sm_smem = getenv("TALLY_CUDA_SM_SMEM");
+  if (sm_smem && atoi(sm_smem) > 0) c->sm.smem = atoi(sm_smem);
   cu->cuDeviceGetAttribute(&c->l2_bytes, CU_ATTR_L2_CACHE_SIZE_, c->dev);
   cu->cuDeviceTotalMem(&c->mem_bytes, c->dev);
   cu->cuDriverGetVersion(&c->driver);

@@ -18,6 +18,12 @@ typedef struct tally__cuda_kernel {
   CUfunction fn[TALLY_CUDA_MAX_ENTRIES];
 } tally__cuda_kernel;
 
+/* What one SM holds at once, for the scan's launch bounds: threads, bytes of shared memory
+ * its blocks can have together, and bytes the system takes of that for each block. */
+typedef struct {
+  int threads, smem, smem_reserved;
+} tally__cuda_sm_limits;
+
 typedef struct {
   tally_context base; /* must be first */
   const tally__cu_api *cu;
@@ -31,6 +37,7 @@ typedef struct {
   int sms, cc_major, cc_minor, driver, max_threads_sm, nvrtc_major, nvrtc_minor;
   size_t mem_bytes;
   int l2_bytes;
+  tally__cuda_sm_limits sm;
   tally__cuda_kernel *kernels;
   /* Scratch, grown on demand and kept. */
   CUdeviceptr partials; size_t partials_bytes;
@@ -96,8 +103,9 @@ tally_status tally__cuda_compile_only(const char *const *srcs, const char *defs,
  * number of calls. For the NVRTC test. */
 int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, const char *defs, void *user),
                           void *user);
-/* Threads an SM of architecture arch ("sm_86") holds at once. */
-int tally__cuda_arch_threads_sm(const char *arch);
+/* What an SM of architecture arch ("sm_86") holds at once (the CUDA C++ Programming
+ * Guide's table of compute capabilities), for planning without a device. */
+void tally__cuda_arch_sm_limits(const char *arch, tally__cuda_sm_limits *lim);
 
 /* The -D definitions of a kernel for p with family fam; contig: 16-byte loads. */
 void tally__cuda_defs(const tally__problem *p, tally__family fam, int contig, char *defs, size_t len);
@@ -138,9 +146,13 @@ void tally__cuda_stream_free(tally__cuda_ctx *c);
 tally_status tally__cuda_grow(tally__cuda_ctx *c, CUdeviceptr *buf, size_t *have, size_t need,
                               const char *what);
 
-/* tally_scan of built-in ops (scan.c). Plan p on the tile shape this backend uses, for
- * SMs of max_threads_sm threads (0: no limit). */
-void tally__cuda_scan_plan(const tally__scan_problem *p, int max_threads_sm, tally__gpu_scan_plan *pl);
+/* tally_scan of built-in ops (scan.c). Plan p on the tile shape this backend uses, its
+ * launch bound cut to what an SM with limits lim holds (NULL: no limit). */
+void tally__cuda_scan_plan(const tally__scan_problem *p, const tally__cuda_sm_limits *lim,
+                           tally__gpu_scan_plan *pl);
+/* Bytes of shared memory a scan_1pass block of p at block x items takes (scan.clh's
+ * tile_shared), from above; kernels.nvrtc_* check it against ptxas. */
+int tally__cuda_scan_shared_bytes(const tally__scan_problem *p, int block, int items);
 /* The scan ladder's work-groups (src/gpu/scan_ladder.clh; a power of two). */
 #define TALLY_LADDER_SCAN_BLOCK 256
 tally_status tally__cuda_scan(tally_context *ctx, const tally__scan_problem *p, const void *in,

@@ -178,12 +178,13 @@ tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, ta
   return tally__cuda_kernel_get(c, srcs, defs, "reduce_best", fn);
 }
 
-int tally__cuda_arch_threads_sm(const char *arch) {
+void tally__cuda_arch_sm_limits(const char *arch, tally__cuda_sm_limits *lim) {
   int cc = 0;
-  if (sscanf(arch, "sm_%d", &cc) != 1) return 2048;
-  if (cc == 75) return 1024;
-  if (cc == 86 || cc == 87 || cc == 89 || cc >= 120) return 1536;
-  return 2048; /* sm_70, sm_80, sm_90, sm_100 */
+  if (sscanf(arch, "sm_%d", &cc) != 1) cc = 90;
+  lim->threads = cc == 75 ? 1024 : cc == 86 || cc == 87 || cc == 89 || cc >= 120 ? 1536 : 2048;
+  lim->smem = 1024 * (cc == 75 ? 64 : cc < 80 ? 96 : cc == 80 || cc == 87 ? 164
+                      : cc == 86 || cc == 89 || cc >= 120 ? 100 : 228); /* sm_90, sm_100 */
+  lim->smem_reserved = cc >= 80 ? 1024 : 0;
 }
 
 int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, const char *defs, void *user),
@@ -242,9 +243,11 @@ int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, 
           sp.nan = (tally_nan)nan;
           sp.width = sp.op == TALLY_AFFINE ? 2 : 1;
           tally__gpu_scan_plan pl;
+          tally__cuda_sm_limits lim;
+          tally__cuda_arch_sm_limits(arch, &lim);
           for (int big = 0; big < 2; big++) { /* some shapes depend on the length */
             sp.n = big ? (int64_t)1 << 30 : 0;
-            tally__cuda_scan_plan(&sp, tally__cuda_arch_threads_sm(arch), &pl);
+            tally__cuda_scan_plan(&sp, &lim, &pl);
             fn(scan_srcs, pl.defs, user);
             count++;
           }

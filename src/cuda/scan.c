@@ -181,15 +181,38 @@ static void scan_shape(const tally__scan_problem *p, int *block, int *items, int
 #undef SHAPE
 }
 
-/* The shapes above were chosen on SMs of 2048 threads (sm_80, sm_90). An SM that holds
- * fewer (1536 on sm_86/89/120) gets fewer blocks of the same shape: MINB is a launch
- * bound (scan_1pass has BLOCK + WARP threads), and ptxas ignores, with only a warning, a
- * bound of more threads than an SM holds, and then caps no registers at all. */
-void tally__cuda_scan_plan(const tally__scan_problem *p, int max_threads_sm, tally__gpu_scan_plan *pl) {
+/* Bytes of shared memory a scan_1pass block takes: scan.clh's tile_shared, the warp
+ * transposition's buffer (XPOSE: one run of input or of results a thread, whichever is
+ * wider, where runs are whole 16-byte pieces and the buffer fits its 44 KiB) and 3 KiB
+ * for the rest (the warps' totals, the look-back window, the tile number: ptxas counted
+ * 2,144-2,256 bytes on sm_80-sm_90, 2026-11-29). */
+int tally__cuda_scan_shared_bytes(const tally__scan_problem *p, int block, int items) {
+  const int es = (int)tally_dtype_size(p->dtype), rw = (int)tally_dtype_size(p->rdtype) * p->width;
+  const int run_bytes = items * (es > rw ? es : rw);
+  const int xpose = (items * es) % 16 == 0 && (items * rw) % 16 == 0 &&
+                    (int64_t)block * run_bytes <= 44 * 1024;
+  return (xpose ? block * run_bytes : 0) + 3 * 1024;
+}
+
+/* The shapes above were chosen on Hopper's SMs (2048 threads, 228 KiB of shared memory),
+ * where MINB blocks fit. Elsewhere fewer may: MINB is a launch bound (scan_1pass has
+ * BLOCK + WARP threads), which ptxas meets by capping registers. A bound of more threads
+ * than the SM holds it ignores, with only a warning, and then caps none; a bound of more
+ * blocks than the SM's shared memory holds it meets, so registers are capped for blocks
+ * that never run: on sm_89 (100 KiB) most scan tiles (35-43 KiB) fit twice, and at
+ * their Hopper bounds ptxas gave them 40-96 registers and up to 464 bytes of spill
+ * stores and loads (2026-11-29). So MINB is cut to what fits both ways. */
+void tally__cuda_scan_plan(const tally__scan_problem *p, const tally__cuda_sm_limits *lim,
+                           tally__gpu_scan_plan *pl) {
   int block, items, minb;
   scan_shape(p, &block, &items, &minb);
-  if (max_threads_sm > 0 && (block + 32) * minb > max_threads_sm)
-    minb = max_threads_sm / (block + 32) > 0 ? max_threads_sm / (block + 32) : 1;
+  if (lim && lim->threads > 0 && (block + 32) * minb > lim->threads)
+    minb = lim->threads / (block + 32) > 0 ? lim->threads / (block + 32) : 1;
+  if (lim && lim->smem > 0) {
+    /* shared memory is given to blocks in units of 128 bytes (sm_80 on) */
+    const int per = (tally__cuda_scan_shared_bytes(p, block, items) + lim->smem_reserved + 127) / 128 * 128;
+    if (per * minb > lim->smem) minb = lim->smem / per > 0 ? lim->smem / per : 1;
+  }
   tally__gpu_scan_plan_make(p, block, items, minb, pl);
 }
 
@@ -301,7 +324,7 @@ static unsigned scan_ahead(const tally__cuda_ctx *c, const tally__scan_problem *
 static tally_status scan_run(tally__cuda_ctx *c, const tally__scan_problem *p, const void *in,
                              const void *in2, void *out) {
   tally__gpu_scan_plan pl;
-  tally__cuda_scan_plan(p, c->max_threads_sm, &pl);
+  tally__cuda_scan_plan(p, &c->sm, &pl);
   if (pl.ntiles >= INT32_MAX) /* the grid's x: 2^31 - 1 blocks */
     return tally__fail(&c->base, TALLY_EUNSUPPORTED, "in: %" PRId64 " elements is more than a "
                        "cuda scan's 2^31 - 1 tiles of %d hold", p->n, pl.block * pl.items);

@@ -9,7 +9,11 @@
  *   compiled again. --warm-for-driver=N: the same for a machine whose driver reports
  *   version N (cuDriverGetVersion), filled here (no driver needed), carried there.
  *   --only=TEXT: only the specialisations whose sources or defines contain TEXT (e.g.
- *   scan.clh, or "-DDT=7 -DSOP=0"), to look at a few kernels' cubins in the cache. */
+ *   scan.clh, or "-DDT=7 -DSOP=0"), to look at a few kernels' cubins in the cache.
+ *   --fit: kernels with a launch bound (-DMINB, the scans) are compiled with ptxas's
+ *   report, and fail unless MINB blocks of them fit one SM of ARCH by threads and by
+ *   shared memory as ptxas counts it (otherwise ptxas caps their registers for blocks
+ *   that never run); the most spilled bytes are printed. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -28,6 +32,9 @@ typedef struct {
   const char *arch;
   int driver; /* > 0: also write the disk cache for contexts on this driver */
   const char *only; /* NULL, or a text the sources or defines must contain */
+  int fit; /* --fit */
+  tally__cuda_sm_limits lim;
+  _Atomic int bounded, spilled, most_spill;
 } work;
 
 static int wanted(const work *w, const char *const *srcs, const char *defs) {
@@ -47,16 +54,69 @@ static void collect(const char *const *srcs, const char *defs, void *user) {
   w->defs[w->n++] = strdup(defs);
 }
 
+/* The number after `key` in text, or -1. */
+static long number_after(const char *text, const char *key) {
+  const char *at = strstr(text, key);
+  return at ? strtol(at + strlen(key), NULL, 10) : -1;
+}
+
+/* The number before `key` in text ("43120 bytes smem"), or -1. */
+static long number_before(const char *text, const char *key) {
+  const char *at = strstr(text, key);
+  if (!at) return -1;
+  while (at > text && at[-1] == ' ') at--;
+  while (at > text && at[-1] >= '0' && at[-1] <= '9') at--;
+  return strtol(at, NULL, 10);
+}
+
+/* Check a bounded kernel's ptxas report (--fit) and take it out of the log, which must
+ * then be empty like any other. 0 and why[] on failure. */
+static int check_fit(work *w, const char *defs, char *log, char *why, size_t len) {
+  long block = number_after(defs, "-DBLOCK="), minb = number_after(defs, "-DMINB=");
+  long smem = number_before(log, " bytes smem"), regs = number_after(log, "Used ");
+  long spill = number_before(log, " bytes spill stores");
+  if (block < 0 || minb < 0 || smem < 0 || regs < 0 || spill < 0) {
+    snprintf(why, len, "no ptxas report (block %ld, minb %ld, smem %ld, registers %ld)", block,
+             minb, smem, regs);
+    return 0;
+  }
+  atomic_fetch_add(&w->bounded, 1);
+  if (spill > 0) atomic_fetch_add(&w->spilled, 1);
+  int most = atomic_load(&w->most_spill);
+  while (spill > most && !atomic_compare_exchange_weak(&w->most_spill, &most, (int)spill)) {}
+  /* the report's lines out of the log: "ptxas info : ..." and "ptxas . ..." */
+  char *out = log;
+  for (char *line = log; *line;) {
+    char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+    if (strncmp(line, "ptxas", 5) != 0) { memmove(out, line, n); out += n; }
+    line += n;
+  }
+  *out = '\0';
+  const long per = (smem + w->lim.smem_reserved + 127) / 128 * 128, threads = (block + 32) * minb;
+  if (per * minb > w->lim.smem || threads > w->lim.threads) {
+    snprintf(why, len, "MINB %ld blocks do not fit an SM of %s: %ld of %d bytes of shared memory "
+             "(%ld bytes a block), %ld of %d threads; %ld registers", minb, w->arch, per * minb,
+             w->lim.smem, smem, threads, w->lim.threads, regs);
+    return 0;
+  }
+  return 1;
+}
+
 static void *worker(void *arg) {
   work *w = arg;
   for (int i; (i = atomic_fetch_add(&w->next, 1)) < w->n;) {
-    char *log = malloc(1 << 16);
-    tally_status s = tally__cuda_compile_only(w->srcs[i], w->defs[i], w->arch, w->driver, log, 1 << 16);
+    char *log = malloc(1 << 16), defs[512], why[512] = "";
+    const int bounded = w->fit && strstr(w->defs[i], "-DMINB=");
+    snprintf(defs, sizeof defs, "%s%s", w->defs[i], bounded ? " --ptxas-options=-v" : "");
+    tally_status s = tally__cuda_compile_only(w->srcs[i], defs, w->arch, w->driver, log, 1 << 16);
+    int fits = s != TALLY_OK || !bounded || check_fit(w, w->defs[i], log, why, sizeof why);
     /* A warning fails too: ptxas drops a launch bound of more threads than an SM holds
      * with only a warning, and the kernel then runs with whatever registers it likes. */
-    if (s != TALLY_OK || log[0]) {
+    if (s != TALLY_OK || log[0] || !fits) {
       int f = atomic_fetch_add(&w->failures, 1);
-      if (f < 5) printf("%s %s [%s]: %s\n", s ? "FAIL" : "FAIL (warning)", w->srcs[i][1], w->defs[i], log);
+      if (f < 5) printf("%s %s [%s]: %s%s\n", s ? "FAIL" : fits ? "FAIL (warning)" : "FAIL (fit)",
+                        w->srcs[i][1], w->defs[i], log, why);
     }
     free(log);
   }
@@ -86,10 +146,17 @@ int main(int argc, char **argv) {
       W.driver = atoi(argv[i] + 18); /* fill the cache for another machine's driver */
     } else if (strncmp(argv[i], "--only=", 7) == 0) {
       W.only = argv[i] + 7;
+    } else if (strcmp(argv[i], "--fit") == 0) {
+      W.fit = 1;
     } else {
       W.arch = argv[i];
     }
   }
+  if (W.fit && W.driver) { /* the report's option would name other cache files */
+    printf("FAIL: --fit does not go with --warm\n");
+    return 1;
+  }
+  tally__cuda_arch_sm_limits(W.arch, &W.lim);
   int calls = tally__cuda_each_spec(W.arch, collect, &W);
   int nthreads = 2;
   const char *env = getenv("TALLY_TEST_THREADS");
@@ -99,6 +166,10 @@ int main(int argc, char **argv) {
   for (int t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, worker, &W);
   for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
   int f = atomic_load(&W.failures);
+  if (W.fit)
+    printf("%d kernels with a launch bound checked against an SM of %s (%d threads, %d bytes of "
+           "shared memory); %d of them spill registers, at most %d bytes\n", atomic_load(&W.bounded),
+           W.arch, W.lim.threads, W.lim.smem, atomic_load(&W.spilled), atomic_load(&W.most_spill));
   printf("%s: %d distinct kernel specialisations (of %d requests) compiled for %s, %d failed\n",
          f ? "FAILED" : "PASSED", W.n, calls, W.arch, f);
   for (int i = 0; i < W.n; i++) free(W.defs[i]);
