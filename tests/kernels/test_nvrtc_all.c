@@ -168,7 +168,7 @@ int main(int argc, char **argv) {
   int f = atomic_load(&W.failures);
   if (W.fit)
     printf("%d kernels with a launch bound checked against an SM of %s (%d threads, %d bytes of "
-           "shared memory); %d of them spill registers, at most %d bytes\n", atomic_load(&W.bounded),
+           "shared memory); %d of them spill registers, at most %d bytes of spill stores\n", atomic_load(&W.bounded),
            W.arch, W.lim.threads, W.lim.smem, atomic_load(&W.spilled), atomic_load(&W.most_spill));
   printf("%s: %d distinct kernel specialisations (of %d requests) compiled for %s, %d failed\n",
          f ? "FAILED" : "PASSED", W.n, calls, W.arch, f);
