@@ -22,29 +22,42 @@ static int scan_op_code(tally_op op) {
   }
 }
 
-void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, int items, int minb,
-                               tally__gpu_scan_plan *pl) {
-  memset(pl, 0, sizeof *pl);
-  bool fl = tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT;
-  pl->esize = tally_dtype_size(p->dtype);
-  pl->rsize = tally_dtype_size(p->rdtype);
-  pl->block = block;
+void tally__gpu_scan_plan_shape(const tally__scan_problem *p, int *block, int *items, int *minb) {
+  const size_t esize = tally_dtype_size(p->dtype);
   /* By default per thread 96 bytes of input (8-byte elements: 12, 4-byte: 24, 2-byte:
    * 24, 1-byte: 32, the most a run held before runs of up to 128), 128 for 4-byte
-   * elements with 4-byte results (32), loaded 16 bytes at a time, in blocks of `block`, as many resident per SM as make
-   * 1152 threads. The CUDA backend picks its own (tally__cuda_scan_plan). */
-  pl->items = items > 0 ? items : pl->esize == 8 ? 12 : pl->esize == 1 || tally__gpu_scan_narrow(p) ? 32 : 24;
-  pl->minb = minb > 0 ? minb : 1152 / block > 0 ? 1152 / block : 1;
+   * elements with 4-byte results (32), loaded 16 bytes at a time, in blocks of `block`, as
+   * many resident per SM as make 1152 threads. The CUDA backend picks its own
+   * (tally__cuda_scan_plan). */
+  if (*items <= 0) *items = esize == 8 ? 12 : esize == 1 || tally__gpu_scan_narrow(p) ? 32 : 24;
+  if (*minb <= 0) *minb = 1152 / *block > 0 ? 1152 / *block : 1;
   /* TALLY_SCAN_TILE=BLOCKxITEMSxMINB: another tile shape, for measuring (bench --scan);
    * ITEMS up to 128, a run's segment heads being two 64-bit words at most (scan.clh). */
   const char *tune = getenv("TALLY_SCAN_TILE");
   int tb, ti, tm;
   if (tune && sscanf(tune, "%dx%dx%d", &tb, &ti, &tm) == 3 && tb >= 32 && tb <= 1024 &&
       tb % 32 == 0 && ti >= 1 && ti <= 128 && tm >= 1 && tm <= 32) {
-    pl->block = block = tb;
-    pl->items = ti;
-    pl->minb = tm;
+    *block = tb;
+    *items = ti;
+    *minb = tm;
   }
+}
+
+void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, int items, int minb,
+                               tally__gpu_scan_plan *pl) {
+  tally__gpu_scan_plan_shape(p, &block, &items, &minb);
+  tally__gpu_scan_plan_build(p, block, items, minb, pl);
+}
+
+void tally__gpu_scan_plan_build(const tally__scan_problem *p, int block, int items, int minb,
+                                tally__gpu_scan_plan *pl) {
+  memset(pl, 0, sizeof *pl);
+  bool fl = tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT;
+  pl->esize = tally_dtype_size(p->dtype);
+  pl->rsize = tally_dtype_size(p->rdtype);
+  pl->block = block;
+  pl->items = items;
+  pl->minb = minb;
   int64_t tile = (int64_t)block * pl->items;
   pl->ntiles = (p->n + tile - 1) / tile;
   pl->mode = (p->exclusive ? TALLY__SCAN_EXCL : 0) | (p->flags || p->offsets ? TALLY__SCAN_SEG : 0);

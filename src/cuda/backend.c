@@ -81,6 +81,7 @@ static tally_status cuda_open(const char *args, tally_context **out) {
   cu->cuDeviceGetAttribute(&c->max_threads_sm, CU_ATTR_MAX_THREADS_PER_MULTIPROCESSOR_, c->dev);
   /* The scan's launch bounds (scan.c); an attribute a driver lacks reads 0: no limit. */
   c->sm.threads = c->max_threads_sm;
+  c->sm.smem_unit = c->cc_major >= 8 ? 128 : 256;
   if (cu->cuDeviceGetAttribute(&c->sm.smem, CU_ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR_, c->dev))
     c->sm.smem = 0;
   if (cu->cuDeviceGetAttribute(&c->sm.smem_reserved, CU_ATTR_RESERVED_SHARED_MEMORY_PER_BLOCK_, c->dev))

@@ -19,9 +19,10 @@ typedef struct tally__cuda_kernel {
 } tally__cuda_kernel;
 
 /* What one SM holds at once, for the scan's launch bounds: threads, bytes of shared memory
- * its blocks can have together, and bytes the system takes of that for each block. */
+ * its blocks can have together, bytes the system takes of that for each block, and the
+ * unit a block's shared memory is given in (128 bytes from sm_80, 256 before). */
 typedef struct {
-  int threads, smem, smem_reserved;
+  int threads, smem, smem_reserved, smem_unit;
 } tally__cuda_sm_limits;
 
 typedef struct {

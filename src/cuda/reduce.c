@@ -181,10 +181,13 @@ tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, ta
 void tally__cuda_arch_sm_limits(const char *arch, tally__cuda_sm_limits *lim) {
   int cc = 0;
   if (sscanf(arch, "sm_%d", &cc) != 1) cc = 90;
-  lim->threads = cc == 75 ? 1024 : cc == 86 || cc == 87 || cc == 89 || cc >= 120 ? 1536 : 2048;
+  /* sm_101 is sm_110's earlier name; sm_110 as CCCL's architecture traits give it */
+  const int t1536 = cc == 86 || cc == 87 || cc == 89 || cc == 101 || cc == 110 || cc >= 120;
+  lim->threads = cc == 75 ? 1024 : t1536 ? 1536 : 2048;
   lim->smem = 1024 * (cc == 75 ? 64 : cc < 80 ? 96 : cc == 80 || cc == 87 ? 164
-                      : cc == 86 || cc == 89 || cc >= 120 ? 100 : 228); /* sm_90, sm_100 */
+                      : cc == 86 || cc == 89 || cc >= 120 ? 100 : 228); /* sm_90, sm_10x, sm_110 */
   lim->smem_reserved = cc >= 80 ? 1024 : 0;
+  lim->smem_unit = cc >= 80 ? 128 : 256;
 }
 
 int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, const char *defs, void *user),

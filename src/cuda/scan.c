@@ -177,7 +177,7 @@ static void scan_shape(const tally__scan_problem *p, int *block, int *items, int
   else if (p->width == 2 && es < 8) /* AFFINE of 1- to 4-byte integers */
     SHAPE(128, 16, 5);
   else if (p->width == 2) SHAPE(128, 16, 4); /* f64, i64, u64 AFFINE */
-  else SHAPE(448, 0, 2);
+  else SHAPE(448, 0, 2); /* items 0: tally__gpu_scan_plan_shape's default */
 #undef SHAPE
 }
 
@@ -206,14 +206,16 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, const tally__cuda_sm_li
                            tally__gpu_scan_plan *pl) {
   int block, items, minb;
   scan_shape(p, &block, &items, &minb);
+  tally__gpu_scan_plan_shape(p, &block, &items, &minb); /* TALLY_SCAN_TILE's too */
   if (lim && lim->threads > 0 && (block + 32) * minb > lim->threads)
     minb = lim->threads / (block + 32) > 0 ? lim->threads / (block + 32) : 1;
   if (lim && lim->smem > 0) {
-    /* shared memory is given to blocks in units of 128 bytes (sm_80 on) */
-    const int per = (tally__cuda_scan_shared_bytes(p, block, items) + lim->smem_reserved + 127) / 128 * 128;
+    const int unit = lim->smem_unit > 0 ? lim->smem_unit : 256,
+              need = tally__cuda_scan_shared_bytes(p, block, items) + lim->smem_reserved,
+              per = (need + unit - 1) / unit * unit;
     if (per * minb > lim->smem) minb = lim->smem / per > 0 ? lim->smem / per : 1;
   }
-  tally__gpu_scan_plan_make(p, block, items, minb, pl);
+  tally__gpu_scan_plan_build(p, block, items, minb, pl);
 }
 
 /* Device address of element 0 of input `which`: as given, or a copy of a host array. */

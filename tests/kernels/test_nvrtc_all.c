@@ -10,10 +10,10 @@
  *   version N (cuDriverGetVersion), filled here (no driver needed), carried there.
  *   --only=TEXT: only the specialisations whose sources or defines contain TEXT (e.g.
  *   scan.clh, or "-DDT=7 -DSOP=0"), to look at a few kernels' cubins in the cache.
- *   --fit: kernels with a launch bound (-DMINB, the scans) are compiled with ptxas's
+ *   --fit: the kernels with a launch bound (scan_1pass, -DMINB) are compiled with ptxas's
  *   report, and fail unless MINB blocks of them fit one SM of ARCH by threads and by
  *   shared memory as ptxas counts it (otherwise ptxas caps their registers for blocks
- *   that never run); the most spilled bytes are printed. */
+ *   that never run); how many spill, and the most bytes of spill stores, are printed. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -69,31 +69,43 @@ static long number_before(const char *text, const char *key) {
   return strtol(at, NULL, 10);
 }
 
-/* Check a bounded kernel's ptxas report (--fit) and take it out of the log, which must
- * then be empty like any other. 0 and why[] on failure. */
+/* Whether a log line is ptxas's report ("ptxas info    : ..." or "ptxas         . ..."),
+ * not a warning or an error. */
+static int report_line(const char *line) {
+  if (strncmp(line, "ptxas info", 10) == 0) return 1;
+  if (strncmp(line, "ptxas", 5) != 0) return 0;
+  line += 5;
+  while (*line == ' ') line++;
+  return *line == '.';
+}
+
+/* Check scan_1pass's ptxas report (--fit) and take the report out of the log, which must
+ * then be empty like any other (a ptxas warning stays and fails). 0 and why[] on failure. */
 static int check_fit(work *w, const char *defs, char *log, char *why, size_t len) {
   long block = number_after(defs, "-DBLOCK="), minb = number_after(defs, "-DMINB=");
-  long smem = number_before(log, " bytes smem"), regs = number_after(log, "Used ");
-  long spill = number_before(log, " bytes spill stores");
+  const char *mine = strstr(log, "entry function 'scan_1pass'"); /* its own lines only */
+  long smem = mine ? number_before(mine, " bytes smem") : -1;
+  long regs = mine ? number_after(mine, "Used ") : -1;
+  long spill = mine ? number_before(mine, " bytes spill stores") : -1;
   if (block < 0 || minb < 0 || smem < 0 || regs < 0 || spill < 0) {
-    snprintf(why, len, "no ptxas report (block %ld, minb %ld, smem %ld, registers %ld)", block,
-             minb, smem, regs);
+    snprintf(why, len, "no ptxas report for scan_1pass (block %ld, minb %ld, smem %ld, "
+             "registers %ld)", block, minb, smem, regs);
     return 0;
   }
   atomic_fetch_add(&w->bounded, 1);
   if (spill > 0) atomic_fetch_add(&w->spilled, 1);
   int most = atomic_load(&w->most_spill);
   while (spill > most && !atomic_compare_exchange_weak(&w->most_spill, &most, (int)spill)) {}
-  /* the report's lines out of the log: "ptxas info : ..." and "ptxas . ..." */
   char *out = log;
   for (char *line = log; *line;) {
     char *end = strchr(line, '\n');
     size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
-    if (strncmp(line, "ptxas", 5) != 0) { memmove(out, line, n); out += n; }
+    if (!report_line(line)) { memmove(out, line, n); out += n; }
     line += n;
   }
   *out = '\0';
-  const long per = (smem + w->lim.smem_reserved + 127) / 128 * 128, threads = (block + 32) * minb;
+  const long unit = w->lim.smem_unit, threads = (block + 32) * minb;
+  const long per = (smem + w->lim.smem_reserved + unit - 1) / unit * unit;
   if (per * minb > w->lim.smem || threads > w->lim.threads) {
     snprintf(why, len, "MINB %ld blocks do not fit an SM of %s: %ld of %d bytes of shared memory "
              "(%ld bytes a block), %ld of %d threads; %ld registers", minb, w->arch, per * minb,
@@ -107,7 +119,8 @@ static void *worker(void *arg) {
   work *w = arg;
   for (int i; (i = atomic_fetch_add(&w->next, 1)) < w->n;) {
     char *log = malloc(1 << 16), defs[512], why[512] = "";
-    const int bounded = w->fit && strstr(w->defs[i], "-DMINB=");
+    /* scan_1pass is the kernel with a launch bound; the scan ladder's have none */
+    const int bounded = w->fit && strstr(w->defs[i], "-DMINB=") && !strstr(w->defs[i], "-DSCAN_LADDER=1");
     snprintf(defs, sizeof defs, "%s%s", w->defs[i], bounded ? " --ptxas-options=-v" : "");
     tally_status s = tally__cuda_compile_only(w->srcs[i], defs, w->arch, w->driver, log, 1 << 16);
     int fits = s != TALLY_OK || !bounded || check_fit(w, w->defs[i], log, why, sizeof why);
