@@ -15,7 +15,10 @@
  *   nvcc -O2 -std=c++17 -arch=sm_90 --fmad=false -Isrc/gpu -DFAM=0 -DDT=12 -DSOP=0 \
  *     -DRDT=12 -DIGN=0 -DFAST=0 -DBLOCK=128 -DITEMS=32 -DMINB=6 bench/peers/scan_trace.cu \
  *     -o scan_trace
- *   ./scan_trace N REPS AHEAD TRACE.csv     (N elements; AHEAD as scan.c's scan_ahead)
+ *   ./scan_trace N REPS AHEAD TRACE.csv [BLOCKS]
+ *
+ * N elements; AHEAD as scan.c's scan_ahead; BLOCKS: at most this many blocks an SM (fewer
+ * than the kernel's own limit: padded with dynamic shared memory), for measuring.
  *
  * The -D list is a plan's (tally__cuda_scan_plan: f64 SUM DEFAULT above); DT 12 is f64,
  * 11 f32. Prints one line per contender: median, min and max µs over REPS. */
@@ -76,7 +79,7 @@ static void report(const char *who, const std::vector<double> &us) {
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: scan_trace N REPS AHEAD TRACE.csv\n");
+    std::fprintf(stderr, "usage: scan_trace N REPS AHEAD TRACE.csv [BLOCKS]\n");
     return 2;
   }
   const long long n = std::atoll(argv[1]);
@@ -107,6 +110,20 @@ int main(int argc, char **argv) {
   CK(cub::DeviceScan::InclusiveSum(nullptr, tmp_bytes, x, cub_out, (int)n));
   CK(cudaMalloc(&tmp, tmp_bytes));
 
+  size_t pad = 0; /* dynamic shared memory that leaves room for BLOCKS blocks an SM */
+  if (argc > 5 && std::atoi(argv[5]) > 0) {
+    cudaFuncAttributes fa;
+    CK(cudaFuncGetAttributes(&fa, scan_1pass));
+    int dev, per_sm;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    const size_t each = (size_t)per_sm / std::atoi(argv[5]) - 1024; /* 1 KiB reserved a block */
+    pad = each > fa.sharedSizeBytes ? each - fa.sharedSizeBytes : 0;
+    CK(cudaFuncSetAttribute(scan_1pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)pad));
+  }
+  int resident = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, scan_1pass, BLOCK + 32, pad));
+  std::printf("%d blocks an SM resident (%zu bytes of padding)\n", resident, pad);
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
@@ -115,7 +132,7 @@ int main(int argc, char **argv) {
   for (int r = 0; r < reps + 2; r++) { /* two to warm up */
     CK(cudaMemsetAsync(flush, r & 0xff, flush_bytes));
     CK(cudaEventRecord(e0));
-    scan_1pass<<<(unsigned)ntiles, BLOCK + 32>>>(
+    scan_1pass<<<(unsigned)ntiles, BLOCK + 32, pad>>>(
         (const word_t *)x, (const word_t *)x, n, 1, 1, nullptr, (u8 *)out, 1, 1, MODE_CONTIG, 0, 0, 0,
         (u32 *)slots, (u64 *)(slots + 16), (u32)(r + 1), base, ahead);
     CK(cudaEventRecord(e1));
