@@ -78,9 +78,9 @@ static tally_status cuda_open(const char *args, tally_context **out) {
   cu->cuDeviceGetAttribute(&c->sms, CU_ATTR_MULTIPROCESSOR_COUNT_, c->dev);
   cu->cuDeviceGetAttribute(&c->cc_major, CU_ATTR_CC_MAJOR_, c->dev);
   cu->cuDeviceGetAttribute(&c->cc_minor, CU_ATTR_CC_MINOR_, c->dev);
-  cu->cuDeviceGetAttribute(&c->max_threads_sm, CU_ATTR_MAX_THREADS_PER_MULTIPROCESSOR_, c->dev);
-  /* The scan's launch bounds (scan.c); an attribute a driver lacks reads 0: no limit. */
-  c->sm.threads = c->max_threads_sm;
+  /* The SM's limits: the scan's launch bounds (scan.c), the reductions' grids; an
+   * attribute a driver lacks reads 0: no limit. */
+  cu->cuDeviceGetAttribute(&c->sm.threads, CU_ATTR_MAX_THREADS_PER_MULTIPROCESSOR_, c->dev);
   c->sm.smem_unit = c->cc_major >= 8 ? 128 : 256;
   if (cu->cuDeviceGetAttribute(&c->sm.smem, CU_ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR_, c->dev))
     c->sm.smem = 0;
@@ -153,7 +153,7 @@ static tally_status cuda_describe(const tally_context *ctx, tally_context_info *
   const tally__cuda_ctx *c = (const tally__cuda_ctx *)ctx;
   snprintf(info->backend, sizeof info->backend, "cuda");
   snprintf(info->device, sizeof info->device, "%s", c->name);
-  info->threads = c->sms * c->max_threads_sm;
+  info->threads = c->sms * c->sm.threads;
   info->compute_units = c->sms;
   info->cc_major = c->cc_major;
   info->cc_minor = c->cc_minor;

@@ -18,9 +18,10 @@ typedef struct tally__cuda_kernel {
   CUfunction fn[TALLY_CUDA_MAX_ENTRIES];
 } tally__cuda_kernel;
 
-/* What one SM holds at once, for the scan's launch bounds: threads, bytes of shared memory
- * its blocks can have together, bytes the system takes of that for each block, and the
- * unit a block's shared memory is given in (128 bytes from sm_80, 256 before). */
+/* What one SM holds at once (the scan's launch bounds, the reductions' grids): threads,
+ * bytes of shared memory its blocks can have together, bytes the system takes of that for
+ * each block, and the unit a block's shared memory is given in (128 bytes from sm_80, 256
+ * before). */
 typedef struct {
   int threads, smem, smem_reserved, smem_unit;
 } tally__cuda_sm_limits;
@@ -35,7 +36,7 @@ typedef struct {
   CUstream stream;
   char name[128];
   char arch[16];
-  int sms, cc_major, cc_minor, driver, max_threads_sm, nvrtc_major, nvrtc_minor;
+  int sms, cc_major, cc_minor, driver, nvrtc_major, nvrtc_minor;
   size_t mem_bytes;
   int l2_bytes;
   tally__cuda_sm_limits sm;
