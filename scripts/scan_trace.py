@@ -25,10 +25,11 @@ def at(t, i):
     return (t[f"t{i}"] - t_start) / 1e3
 
 
-# phases: (name, from point, to point). Point 6 (after barrier B) is left out: a time read
-# just after a barrier can be taken when the warp arrives, before the barrier completes
-# (runs 179-180), so the carry's wait shows from barrier A (3) to the look-back warp's
-# carry (5), and the results from there to 8.
+# phases: (name, from point, to point). A time read just after a barrier can be taken when
+# the warp arrives there, before the barrier completes (runs 179-180). So point 6 (after
+# barrier B) is left out: the carry's wait shows from barrier A (3) to the look-back warp's
+# carry (5), and the results from there to 8. Point 3 may be early by warp 0's wait at
+# barrier A for the block's other data warps (their run totals take about as long).
 PH = [("load", 0, 1), ("runs' totals", 1, 2), ("to barrier A", 2, 3), ("A to the carry", 3, 5),
       ("carry to results in local memory", 5, 8), ("stores", 8, 7), ("whole tile", 0, 7)]
 LB = [("node/total published", 0, 4)]
