@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Where a CUDA scan tile's time goes, from bench/peers/scan_trace.cu's CSV.
 
-    scripts/scan_trace.py TRACE.csv [SLOTS]   (SLOTS: resident blocks, SMs x MINB)
+    scripts/scan_trace.py TRACE.csv [SLOTS]
+
+SLOTS: the blocks resident at once, the SMs times the blocks an SM (on an H200: 792 for
+the f64 plans, the default, 528 for f32's; the harness prints it).
 
 Each tile's points (src/gpu/scan.clh, SCAN_STAMP) are global nanoseconds, one time line
 for every tile. Prints each phase's median by where the tile falls (the first wave of
@@ -14,6 +17,11 @@ import sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 slots = int(sys.argv[2]) if len(sys.argv) > 2 else 792
 T = [{k: int(v) for k, v in r.items()} for r in rows]
+# every tile's points must be there (kernels whose runs are not in local memory have no
+# points 1, 2, 7, 8: this script is for those that do)
+missing = [t["tile"] for t in T if any(t.get(f"t{i}", 1) == 0 for i in (0, 1, 2, 3, 4, 5, 7, 8))]
+if missing:
+    sys.exit(f"scan_trace.py: {len(missing)} tiles lack points (the first: tile {missing[0]})")
 t_start = min(t["t0"] for t in T)
 t_end = max(t["t7"] for t in T)
 n = len(T)
@@ -25,8 +33,8 @@ def at(t, i):
     return (t[f"t{i}"] - t_start) / 1e3
 
 
-# phases: (name, from point, to point). A time read just after a barrier can be taken when
-# the warp arrives there, before the barrier completes (runs 179-180). So point 6 (after
+# phases: (name, from point, to point). A time read just after a barrier can be taken
+# before the barrier completes (the compiler may schedule it early; runs 179-180). So point 6 (after
 # barrier B) is left out: the carry's wait shows from barrier A (3) to the look-back warp's
 # carry (5), and the results from there to 8. Point 3 may be early by warp 0's wait at
 # barrier A for the block's other data warps (their run totals take about as long).
@@ -52,10 +60,11 @@ table([t for t in T if slots <= t["tile"] < n - slots], "middle")
 table([t for t in T if t["tile"] >= n - slots and t["tile"] >= slots], "last wave")
 
 # the carry's wait: from barrier A to the carry, against the previous tile's publication
-waits = []
-for t, p in zip(T[1:], T):
-    waits.append((at(t, 5) - at(t, 3), at(p, 4) - at(t, 3)))
-mid = waits[slots:n - slots] or waits
+# (the middle tiles, as above)
+mid = [(at(T[k], 5) - at(T[k], 3), at(T[k - 1], 4) - at(T[k], 3))
+       for k in range(max(1, slots), n - slots)]
+if not mid:
+    sys.exit("scan_trace.py: no tiles between the first and the last wave")
 print("middle tiles: carry there after own barrier A, median %.2f us; previous tile's "
       "node/total published after own barrier A, median %.2f us" %
       (st.median(w[0] for w in mid), st.median(w[1] for w in mid)))
@@ -72,6 +81,8 @@ while b < span:
     done = 0
     for t in T:
         p = [at(t, i) for i in (0, 1, 3, 5, 7)]
+        for j in range(1, 5):  # a carry there before barrier A: no wait
+            p[j] = max(p[j], p[j - 1])
         if p[4] <= mid_t:
             done += 1
         for j in range(4):

@@ -307,7 +307,7 @@ int64_t tally__cuda_gmax(tally__cuda_ctx *c, CUfunction fn) {
   if (fn == c->gmax_fn) return c->gmax;
   int resident = 0;
   if (c->cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&resident, fn, BLOCK, 0) || resident < 1)
-    resident = c->sm.threads / BLOCK;
+    resident = c->sm.threads / BLOCK > 0 ? c->sm.threads / BLOCK : 1;
   c->gmax_fn = fn;
   c->gmax = (int64_t)c->sms * resident;
   return c->gmax;
