@@ -231,6 +231,8 @@ int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, 
   static const char *const ladder_scan_srcs[] = {"reduce_part.clh", "scan.clh", "scan_ladder.clh",
                                                  NULL};
   static const tally_op scan_ops[] = {TALLY_SUM, TALLY_PROD, TALLY_MIN, TALLY_MAX, TALLY_AFFINE};
+  tally__cuda_sm_limits lim; /* the scans' launch bounds, for this architecture */
+  tally__cuda_arch_sm_limits(arch, &lim);
   for (size_t oi = 0; oi < sizeof scan_ops / sizeof *scan_ops; oi++)
     for (int dt = 0; dt < TALLY_DTYPE_COUNT_; dt++)
       for (int acc = 0; acc < 2; acc++)
@@ -246,8 +248,6 @@ int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, 
           sp.nan = (tally_nan)nan;
           sp.width = sp.op == TALLY_AFFINE ? 2 : 1;
           tally__gpu_scan_plan pl;
-          tally__cuda_sm_limits lim;
-          tally__cuda_arch_sm_limits(arch, &lim);
           for (int big = 0; big < 2; big++) { /* some shapes depend on the length */
             sp.n = big ? (int64_t)1 << 30 : 0;
             tally__cuda_scan_plan(&sp, &lim, &pl);
