@@ -2,7 +2,9 @@
  * of tally's build. It compiles tally's scan kernel (src/gpu/scan.clh) itself, with the
  * SCAN_STAMP hook recording the global timer (32 ns steps on an H200) at the points of
  * each tile that scan.clh names: start, loaded, run totals, barrier A, total or node
- * published, carry there, barrier B, results in local memory, stored. A time read just
+ * published, carry there, barrier B, results in local memory, stored; with -DCARRY_RTREE=N
+ * (the radix-32 tree carries) also each of levels 0-2 folded (CSV columns t9-t11, 0 where the
+ * tile has no node of that level to fold). A time read just
  * after a barrier may be taken before the barrier completes (the compiler may schedule
  * the read early: on an H200 the point after barrier B came 10 µs before the look-back
  * warp's carry that the barrier waits for, runs 179-180). It runs the kernel on f64 or f32 data in [0.5, 1.5)
@@ -35,7 +37,7 @@
 #include <vector>
 
 #define TRACE_TILES (1 << 16)
-#define TRACE_W 10 /* per tile: global ns at points 0..7, the SM, ns at point 8 */
+#define TRACE_W 13 /* per tile: global ns at points 0..7, the SM, ns at points 8..11 */
 __device__ unsigned long long g_trace[TRACE_TILES * TRACE_W];
 
 static __device__ __forceinline__ unsigned long long trace_ns() {
@@ -46,7 +48,7 @@ static __device__ __forceinline__ unsigned long long trace_ns() {
 static __device__ __forceinline__ void trace_stamp(long long k, int i) {
   if (k < 0 || k >= TRACE_TILES) return;
   unsigned long long *p = g_trace + k * TRACE_W;
-  p[i == 8 ? 9 : i] = trace_ns();
+  p[i >= 8 ? i + 1 : i] = trace_ns();
   if (i == 0) {
     unsigned sm;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
@@ -195,12 +197,12 @@ int main(int argc, char **argv) {
   CK(cudaMemcpyFromSymbol(tr.data(), g_trace, tr.size() * sizeof tr[0]));
   FILE *f = std::fopen(argv[4], "w");
   if (!f) { std::perror(argv[4]); return 1; }
-  std::fprintf(f, "tile,sm,t0,t1,t2,t3,t4,t5,t6,t7,t8\n");
+  std::fprintf(f, "tile,sm,t0,t1,t2,t3,t4,t5,t6,t7,t8,t9,t10,t11\n");
   for (long long k = 0; k < ntiles; k++) {
     const unsigned long long *p = &tr[(size_t)k * TRACE_W];
     std::fprintf(f, "%lld,%llu", k, p[8]);
     for (int i = 0; i < 8; i++) std::fprintf(f, ",%llu", p[i]);
-    std::fprintf(f, ",%llu", p[9]);
+    for (int i = 9; i < TRACE_W; i++) std::fprintf(f, ",%llu", p[i]);
     std::fprintf(f, "\n");
   }
   std::fclose(f);
