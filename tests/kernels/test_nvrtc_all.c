@@ -9,7 +9,9 @@
  *   compiled again. --warm-for-driver=N: the same for a machine whose driver reports
  *   version N (cuDriverGetVersion), filled here (no driver needed), carried there.
  *   --only=TEXT: only the specialisations whose sources or defines contain TEXT (e.g.
- *   scan.clh, or "-DDT=7 -DSOP=0"), to look at a few kernels' cubins in the cache.
+ *   scan.clh, or "-DDT=7 -DSOP=0"), to look at a few kernels' cubins in the cache; given
+ *   again (up to 4), every TEXT must be there (e.g. "-DCARRY_RTREE=1": only the kernels
+ *   that $TALLY_KERNEL_DEFS reached). A selection that matches nothing fails.
  *   --fit: the kernels with a launch bound (scan_1pass, -DMINB) are compiled with ptxas's
  *   report, and fail unless MINB blocks of them fit one SM of ARCH by threads and by
  *   shared memory as ptxas counts it (otherwise ptxas caps their registers for blocks
@@ -31,17 +33,24 @@ typedef struct {
   _Atomic int next, failures;
   const char *arch;
   int driver; /* > 0: also write the disk cache for contexts on this driver */
-  const char *only; /* NULL, or a text the sources or defines must contain */
+  const char *only[4]; /* texts the sources or defines must all contain */
+  int nonly;
   int fit; /* --fit */
   tally__cuda_sm_limits lim;
   _Atomic int bounded, spilled, most_spill;
 } work;
 
-static int wanted(const work *w, const char *const *srcs, const char *defs) {
-  if (!w->only || strstr(defs, w->only)) return 1;
+static int contains(const char *const *srcs, const char *defs, const char *text) {
+  if (strstr(defs, text)) return 1;
   for (int i = 0; srcs[i]; i++)
-    if (strstr(srcs[i], w->only)) return 1;
+    if (strstr(srcs[i], text)) return 1;
   return 0;
+}
+
+static int wanted(const work *w, const char *const *srcs, const char *defs) {
+  for (int i = 0; i < w->nonly; i++)
+    if (!contains(srcs, defs, w->only[i])) return 0;
+  return 1;
 }
 
 static void collect(const char *const *srcs, const char *defs, void *user) {
@@ -158,7 +167,11 @@ int main(int argc, char **argv) {
     } else if (strncmp(argv[i], "--warm-for-driver=", 18) == 0) {
       W.driver = atoi(argv[i] + 18); /* fill the cache for another machine's driver */
     } else if (strncmp(argv[i], "--only=", 7) == 0) {
-      W.only = argv[i] + 7;
+      if (W.nonly == 4) {
+        printf("FAIL: more than 4 --only\n");
+        return 1;
+      }
+      W.only[W.nonly++] = argv[i] + 7;
     } else if (strcmp(argv[i], "--fit") == 0) {
       W.fit = 1;
     } else {
@@ -171,6 +184,10 @@ int main(int argc, char **argv) {
   }
   tally__cuda_arch_sm_limits(W.arch, &W.lim);
   int calls = tally__cuda_each_spec(W.arch, collect, &W);
+  if (W.n == 0) { /* a selection (or $TALLY_KERNEL_DEFS) that reached no kernel tests nothing */
+    printf("FAILED: no kernel specialisation for %s matches every --only\n", W.arch);
+    return 1;
+  }
   int nthreads = 2;
   const char *env = getenv("TALLY_TEST_THREADS");
   if (env && atoi(env) > 0) nthreads = atoi(env);
