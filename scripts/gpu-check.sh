@@ -10,7 +10,8 @@
 #   gpu.device_arrays), the benchmark (timings), the large inputs (ctest -L large;
 #   tally_large cuda).
 # Phase 2, all side by side (16 cores; the kernel cache is warm by then): the device-array
-#   test (gpu.device_arrays, about 125 s), the conformance suite on `cuda`, the ladder's conformance per variant (CUDA, and NVIDIA's OpenCL), the
+#   test (gpu.device_arrays, about 125 s), the conformance suite on `cuda` (and its scans
+#   with each tree of carries, TALLY_SCAN_CARRIES), the ladder's conformance per variant (CUDA, and NVIDIA's OpenCL), the
 #   suite (--quick) and the cl_mem test on NVIDIA's OpenCL ($OCL_NVIDIA, default libnvidia-opencl.so.1: the
 #   machine has no OpenCL vendors file), compute-sanitizer memcheck and
 #   racecheck (--error-exitcode 1) on the device-array test (--quick) and on the suite
@@ -431,7 +432,7 @@ CONF_ARGS=cuda
 [ "$QUICK" = 1 ] && CONF_ARGS="cuda --quick"
 SAN_STEPS="memcheck-device-arrays racecheck-device-arrays memcheck-conformance racecheck-conformance"
 if [ "$NO_SUITES" = 1 ]; then
-  for s in gpu-device-arrays conformance-cuda conformance-ladder conformance-opencl conformance-opencl-ladder $SAN_STEPS; do
+  for s in gpu-device-arrays conformance-cuda conformance-cuda-carries conformance-ladder conformance-opencl conformance-opencl-ladder $SAN_STEPS; do
     skip_step "$s" "--no-suites"
   done
 else
@@ -439,6 +440,10 @@ else
   need "$DEVARR" gpu-device-arrays && pstep gpu-device-arrays tests.log "$T_CONFORMANCE" "'$DEVARR'"
   # The suite runs on any machine (without a GPU it exits 77).
   need "$CONF" conformance-cuda && pstep conformance-cuda tests.log "$T_CONFORMANCE" "'$CONF' $CONF_ARGS"
+  # The scans with each tree of carries at every length (by default the radix-32 tree up
+  # to a few thousand tiles, the binary indexed tree above: src/cuda/scan.c).
+  need "$CONF" conformance-cuda-carries && pstep conformance-cuda-carries tests.log "$T_CONFORMANCE" \
+    "TALLY_SCAN_CARRIES=binary '$CONF' cuda --quick --groups scan && TALLY_SCAN_CARRIES=radix '$CONF' cuda --quick --groups scan"
   # The ladder variants (a sample of the quick suite each), eight at a time.
   if [ -f "$BUILD/CTestTestfile.cmake" ]; then
     pstep conformance-ladder tests.log "$T_CONFORMANCE" "cd '$BUILD' && ctest -L '^ladder\$' -j 8 --timeout $T_CONFORMANCE"

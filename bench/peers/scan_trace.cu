@@ -4,8 +4,7 @@
  * each tile that scan.clh names: start, loaded, run totals, barrier A, total or node
  * published, carry there, barrier B, results in local memory, stored; with -DCARRY_RTREE=1
  * (the radix-32 tree carries) also each of levels 0-2 folded (CSV columns t9-t11, 0 where the
- * tile has no node of that level to fold), with 2 only t9, every node there before the
- * joint fold. A time read just
+ * tile has no node of that level to fold). A time read just
  * after a barrier may be taken before the barrier completes (the compiler may schedule
  * the read early: on an H200 the point after barrier B came 10 µs before the look-back
  * warp's carry that the barrier waits for, runs 179-180). It runs the kernel on f64 or f32 data in [0.5, 1.5)

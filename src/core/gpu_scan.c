@@ -46,11 +46,11 @@ void tally__gpu_scan_plan_shape(const tally__scan_problem *p, int *block, int *i
 void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, int items, int minb,
                                tally__gpu_scan_plan *pl) {
   tally__gpu_scan_plan_shape(p, &block, &items, &minb);
-  tally__gpu_scan_plan_build(p, block, items, minb, pl);
+  tally__gpu_scan_plan_build(p, block, items, minb, "", pl);
 }
 
 void tally__gpu_scan_plan_build(const tally__scan_problem *p, int block, int items, int minb,
-                                tally__gpu_scan_plan *pl) {
+                                const char *more_defs, tally__gpu_scan_plan *pl) {
   memset(pl, 0, sizeof *pl);
   bool fl = tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT;
   pl->esize = tally_dtype_size(p->dtype);
@@ -69,9 +69,9 @@ void tally__gpu_scan_plan_build(const tally__scan_problem *p, int block, int ite
   /* Flags that change nothing are 0, so no kernel is compiled twice: NaN handling and
    * accuracy matter for floats only, and accuracy not for MIN and MAX. */
   int minmax = p->op == TALLY_MIN || p->op == TALLY_MAX;
-  snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DDT=%d -DSOP=%d -DRDT=%d -DIGN=%d -DFAST=%d -DBLOCK=%d -DITEMS=%d -DMINB=%d",
+  snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DDT=%d -DSOP=%d -DRDT=%d -DIGN=%d -DFAST=%d -DBLOCK=%d -DITEMS=%d -DMINB=%d%s",
            (int)p->dtype, scan_op_code(p->op), (int)p->rdtype, fl && p->nan == TALLY_NAN_IGNORE,
-           fl && !minmax && p->accuracy == TALLY_ACCURACY_FAST, block, pl->items, pl->minb);
+           fl && !minmax && p->accuracy == TALLY_ACCURACY_FAST, block, pl->items, pl->minb, more_defs);
   tally__gpu_defs_extra(pl->defs, sizeof pl->defs);
 }
 

@@ -46,10 +46,11 @@ void tally__gpu_scan_plan_make(const tally__scan_problem *p, int block, int item
                                tally__gpu_scan_plan *pl);
 /* tally__gpu_scan_plan_make in two steps, for a backend that adjusts the shape between
  * them: the shape (the defaults for items, minb 0, then TALLY_SCAN_TILE), and the plan of
- * exactly that shape. */
+ * exactly that shape, its definitions followed by more_defs (" -DNAME=V ...", or "") and
+ * then TALLY_KERNEL_DEFS's. */
 void tally__gpu_scan_plan_shape(const tally__scan_problem *p, int *block, int *items, int *minb);
 void tally__gpu_scan_plan_build(const tally__scan_problem *p, int block, int items, int minb,
-                                tally__gpu_scan_plan *pl);
+                                const char *more_defs, tally__gpu_scan_plan *pl);
 
 /* The same for the scan ladder's kernels (scan_ladder.clh): SCAN_LADDER=1 leaves the
  * production kernels out of those builds. */

@@ -194,6 +194,44 @@ int tally__cuda_scan_shared_bytes(const tally__scan_problem *p, int block, int i
   return (xpose ? block * run_bytes : 0) + 3 * 1024;
 }
 
+/* Whether the carries of a scan whose carries are grouped as a tree (scan.clh CARRY_CHAIN:
+ * f64 sums, float PROD and AFFINE; the others combine exactly, in any grouping) take the
+ * radix-32 tree (CARRY_RTREE) rather than the binary indexed tree: below these many tiles,
+ * where it was faster. H200, run 195 (2026-11-29, three turns each, 2^20-2^26, rt1 / rt0):
+ * - f64 SUM (4,096 elements a tile), at 256, 512, 1,024, ... 16,384 tiles: DEFAULT 1.01,
+ *   1.01, 0.87, 0.93, 0.95, 1.00, 1.02; FAST 0.86, 0.84, 0.93, 0.96, 0.97, 1.00, 1.03;
+ * - PROD: f64 (5,120 a tile) 0.78-0.98 to 3,277 tiles, 1.02-1.03 at 6,554; f32 (10,240)
+ *   0.75-0.99 to 3,277, at 6,554 DEFAULT 1.04 and FAST 0.97; f16 (8,192 DEFAULT, 7,168
+ *   FAST) DEFAULT 0.78-0.96 to 4,096, 1.03 at 8,192, FAST 0.71-0.91 up to 9,362;
+ * - AFFINE: f64 (2,048 a tile) 0.83-0.91 to 2,048 tiles, 1.04-1.05 at 4,096, 1.26 at 32,768;
+ *   f32 (5,120) 0.76-0.99 to 1,638, 1.00-1.01 at 3,277, 1.13 at 13,107; f16 (3,584)
+ *   0.77-0.94 at every size measured, up to 18,725 tiles (2^26 elements).
+ * Run 196 (two turns, f16 and bf16 at 2^26-2^27): AFFINE 0.87-0.94 up to 37,450 tiles,
+ * FAST PROD 0.91-0.92 up to 18,725, DEFAULT PROD 1.04-1.06 at 8,192 and 16,384; so halves'
+ * AFFINE take it up to 2^16 tiles and their FAST PROD up to 2^15 (2^27.8 elements; 2^28,
+ * binary, was level with run 196's binary tree).
+ * Run 197 (three rounds, 2^20-2^26, f64 SUM and PROD) confirmed these against the binary
+ * tree, but for the compensated f64 sum below 1,024 tiles (2^22 elements), 1-4 % slower
+ * (run 195: 0.5-0.7 %): it keeps the binary tree there.
+ * The binary tree waits for fewer of its nodes at a time but builds them a level a trip;
+ * the radix tree's levels come in fewer trips but are folded one after another, which
+ * costs more as the levels fill. TALLY_SCAN_CARRIES=binary or radix (for measuring and
+ * tests) takes one tree at every size. */
+static int carry_radix(const tally__scan_problem *p, int64_t ntiles) {
+  const int fl = tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT;
+  if (!fl || !(p->op == TALLY_PROD || p->op == TALLY_AFFINE || (p->op == TALLY_SUM && p->dtype == TALLY_F64)))
+    return 0; /* not CARRY_CHAIN: no tree */
+  const char *force = getenv("TALLY_SCAN_CARRIES");
+  if (force && strcmp(force, "binary") == 0) return 0;
+  if (force && strcmp(force, "radix") == 0) return 1;
+  const size_t es = tally_dtype_size(p->dtype);
+  int64_t most = 4096;
+  if (p->op == TALLY_SUM && p->accuracy != TALLY_ACCURACY_FAST && ntiles < 1024) return 0;
+  if (p->op == TALLY_AFFINE) most = es == 2 ? (int64_t)1 << 16 : 2048;
+  else if (p->op == TALLY_PROD && es == 2 && p->accuracy == TALLY_ACCURACY_FAST) most = (int64_t)1 << 15;
+  return ntiles <= most;
+}
+
 /* The shapes above were chosen on Hopper's SMs (2048 threads, 228 KiB of shared memory),
  * where MINB blocks fit. Elsewhere fewer may: MINB is a launch bound (scan_1pass has
  * BLOCK + WARP threads), which ptxas meets by capping registers. A bound of more threads
@@ -215,7 +253,8 @@ void tally__cuda_scan_plan(const tally__scan_problem *p, const tally__cuda_sm_li
               per = (need + unit - 1) / unit * unit;
     if (per * minb > lim->smem) minb = lim->smem / per > 0 ? lim->smem / per : 1;
   }
-  tally__gpu_scan_plan_build(p, block, items, minb, pl);
+  const int64_t tile = (int64_t)block * items, ntiles = (p->n + tile - 1) / tile;
+  tally__gpu_scan_plan_build(p, block, items, minb, carry_radix(p, ntiles) ? " -DCARRY_RTREE=1" : "", pl);
 }
 
 /* Device address of element 0 of input `which`: as given, or a copy of a host array. */

@@ -10,8 +10,8 @@
  *   version N (cuDriverGetVersion), filled here (no driver needed), carried there.
  *   --only=TEXT: only the specialisations whose sources or defines contain TEXT (e.g.
  *   scan.clh, or "-DDT=7 -DSOP=0"), to look at a few kernels' cubins in the cache; given
- *   again (up to 4), every TEXT must be there (e.g. "-DCARRY_RTREE=1": only the kernels
- *   that $TALLY_KERNEL_DEFS reached). A selection that matches nothing fails.
+ *   again (up to 4), every TEXT must be there (e.g. "-DSOP=4" and "-DCARRY_RTREE=1": the
+ *   AFFINE kernels with the radix-32 tree carries). A selection that matches nothing fails.
  *   --fit: the kernels with a launch bound (scan_1pass, -DMINB) are compiled with ptxas's
  *   report, and fail unless MINB blocks of them fit one SM of ARCH by threads and by
  *   shared memory as ptxas counts it (otherwise ptxas caps their registers for blocks
