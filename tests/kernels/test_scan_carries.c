@@ -1,10 +1,10 @@
 /* Which tree groups a CUDA scan's carries (src/cuda/scan.c, carry_radix): the radix-32
  * tree (-DCARRY_RTREE=1 in the plan) for f64 sums, float products and AFFINE up to their
  * measured tile counts (the compensated f64 sum from 1,024 tiles), the binary indexed
- * tree (no definition) elsewhere and for every scan
- * whose carries are exact; TALLY_SCAN_CARRIES=binary or radix takes one at every length.
- * The tile counts follow from the plan's own shape, so a change of tile shape that moves
- * the threshold in elements shows here. No GPU needed. */
+ * tree (no definition) above them and for every scan whose carries are exact;
+ * TALLY_SCAN_CARRIES=binary or radix takes one at every length. Lengths are given in
+ * tiles of the plan's own shape (one more element than a whole number of tiles is one
+ * tile more), so the cases hold whatever the tile shapes. No GPU needed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
