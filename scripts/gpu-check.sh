@@ -443,7 +443,7 @@ else
   # The scans with each tree of carries at every length (by default the radix-32 tree up
   # to a few thousand tiles, the binary indexed tree above: src/cuda/scan.c).
   need "$CONF" conformance-cuda-carries && pstep conformance-cuda-carries tests.log "$T_CONFORMANCE" \
-    "TALLY_SCAN_CARRIES=binary '$CONF' cuda --quick --groups scan && TALLY_SCAN_CARRIES=radix '$CONF' cuda --quick --groups scan"
+    "TALLY_SCAN_CARRIES=binary '$CONF' cuda --quick --groups scan; b=\$?; TALLY_SCAN_CARRIES=radix '$CONF' cuda --quick --groups scan && exit \$b"
   # The ladder variants (a sample of the quick suite each), eight at a time.
   if [ -f "$BUILD/CTestTestfile.cmake" ]; then
     pstep conformance-ladder tests.log "$T_CONFORMANCE" "cd '$BUILD' && ctest -L '^ladder\$' -j 8 --timeout $T_CONFORMANCE"

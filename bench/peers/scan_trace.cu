@@ -22,8 +22,9 @@
  * N elements; AHEAD as scan.c's scan_ahead; BLOCKS: at most this many blocks an SM (fewer
  * than the kernel's own limit: padded with dynamic shared memory), for measuring.
  *
- * The -D list is a plan's (tally__cuda_scan_plan): f64 SUM DEFAULT above; FAST=1 for f64
- * FAST; -DDT=11 -DRDT=11 -DFAST=0 -DBLOCK=320 -DITEMS=32 -DMINB=4 for f32 DEFAULT. Prints
+ * The -D list is a plan's (tally__cuda_scan_plan): f64 SUM DEFAULT above, as planned for
+ * 2^25 elements and more (from 1,024 to 4,096 tiles the plan adds -DCARRY_RTREE=1); FAST=1
+ * for f64 FAST; -DDT=11 -DRDT=11 -DFAST=0 -DBLOCK=320 -DITEMS=32 -DMINB=4 for f32 DEFAULT. Prints
  * one line per contender: median, min and max µs over REPS. Exits 1 where a DEFAULT
  * scan's output is more than 2 units in the last place from the exact prefix. */
 #include <cub/device/device_scan.cuh>

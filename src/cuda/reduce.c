@@ -248,8 +248,12 @@ int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, 
           sp.nan = (tally_nan)nan;
           sp.width = sp.op == TALLY_AFFINE ? 2 : 1;
           tally__gpu_scan_plan pl;
-          for (int big = 0; big < 2; big++) { /* some shapes depend on the length */
-            sp.n = big ? (int64_t)1 << 30 : 0;
+          /* Some shapes depend on the length, and so does the tree of carries (scan.c,
+           * carry_radix): 0 elements take the radix-32 tree for every op that has one but
+           * the compensated f64 sum, 2^23 that sum's, 2^30 the binary indexed tree. */
+          static const int64_t lengths[] = {0, (int64_t)1 << 23, (int64_t)1 << 30};
+          for (int li = 0; li < 3; li++) {
+            sp.n = lengths[li];
             tally__cuda_scan_plan(&sp, &lim, &pl);
             fn(scan_srcs, pl.defs, user);
             count++;

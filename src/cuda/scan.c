@@ -196,7 +196,7 @@ int tally__cuda_scan_shared_bytes(const tally__scan_problem *p, int block, int i
 
 /* Whether the carries of a scan whose carries are grouped as a tree (scan.clh CARRY_CHAIN:
  * f64 sums, float PROD and AFFINE; the others combine exactly, in any grouping) take the
- * radix-32 tree (CARRY_RTREE) rather than the binary indexed tree: below these many tiles,
+ * radix-32 tree (CARRY_RTREE) rather than the binary indexed tree: up to these many tiles,
  * where it was faster. H200, run 195 (2026-11-29, three turns each, 2^20-2^26, rt1 / rt0):
  * - f64 SUM (4,096 elements a tile), at 256, 512, 1,024, ... 16,384 tiles: DEFAULT 1.01,
  *   1.01, 0.87, 0.93, 0.95, 1.00, 1.02; FAST 0.86, 0.84, 0.93, 0.96, 0.97, 1.00, 1.03;
@@ -216,7 +216,8 @@ int tally__cuda_scan_shared_bytes(const tally__scan_problem *p, int block, int i
  * The binary tree waits for fewer of its nodes at a time but builds them a level a trip;
  * the radix tree's levels come in fewer trips but are folded one after another, which
  * costs more as the levels fill. TALLY_SCAN_CARRIES=binary or radix (for measuring and
- * tests) takes one tree at every size. */
+ * tests) takes one tree at every size; TALLY_KERNEL_DEFS cannot (its -DCARRY_RTREE is
+ * dropped, with the rest of its list, where the plan sets it). */
 static int carry_radix(const tally__scan_problem *p, int64_t ntiles) {
   const int fl = tally__dtype_kind(p->dtype) == TALLY__KIND_FLOAT;
   if (!fl || !(p->op == TALLY_PROD || p->op == TALLY_AFFINE || (p->op == TALLY_SUM && p->dtype == TALLY_F64)))
