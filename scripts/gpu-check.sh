@@ -441,9 +441,10 @@ else
   # The suite runs on any machine (without a GPU it exits 77).
   need "$CONF" conformance-cuda && pstep conformance-cuda tests.log "$T_CONFORMANCE" "'$CONF' $CONF_ARGS"
   # The scans with each tree of carries at every length (by default the radix-32 tree up
-  # to a few thousand tiles, the binary indexed tree above: src/cuda/scan.c).
+  # to 2,048-65,536 tiles, the binary indexed tree above: src/cuda/scan.c), and the radix
+  # tree's level 3 (32,768 tiles and up) on 32-element tiles (as the ctests of those names).
   need "$CONF" conformance-cuda-carries && pstep conformance-cuda-carries tests.log "$T_CONFORMANCE" \
-    "TALLY_SCAN_CARRIES=binary '$CONF' cuda --quick --groups scan; b=\$?; TALLY_SCAN_CARRIES=radix '$CONF' cuda --quick --groups scan && exit \$b"
+    "TALLY_SCAN_CARRIES=binary '$CONF' cuda --quick --groups scan; b=\$?; TALLY_SCAN_CARRIES=radix '$CONF' cuda --quick --groups scan; r=\$?; TALLY_SCAN_CARRIES=radix TALLY_SCAN_TILE=32x1x16 '$CONF' cuda --quick --groups scan --ops sum,prod,affine --dtypes f64,f16 && exit \$((b | r))"
   # The ladder variants (a sample of the quick suite each), eight at a time.
   if [ -f "$BUILD/CTestTestfile.cmake" ]; then
     pstep conformance-ladder tests.log "$T_CONFORMANCE" "cd '$BUILD' && ctest -L '^ladder\$' -j 8 --timeout $T_CONFORMANCE"
