@@ -11,7 +11,10 @@
  *   --only=TEXT: only the specialisations whose sources or defines contain TEXT (e.g.
  *   scan.clh, or "-DDT=7 -DSOP=0"), to look at a few kernels' cubins in the cache; given
  *   again (up to 4), every TEXT must be there (e.g. "-DSOP=4" and "-DCARRY_RTREE=1": the
- *   AFFINE kernels with the radix-32 tree carries). A selection that matches nothing fails.
+ *   AFFINE kernels with the radix-32 tree carries). --except=TEXT (up to 4): leave out
+ *   the specialisations whose sources or defines contain TEXT, so that --only=scan.clh
+ *   and --except=scan.clh split the set in two (two ctests, each within its time limit
+ *   on CI's 2 cores). A selection that matches nothing fails.
  *   --fit: the kernels with a launch bound (scan_1pass, -DMINB) are compiled with ptxas's
  *   report, and fail unless MINB blocks of them fit one SM of ARCH by threads and by
  *   shared memory as ptxas counts it (otherwise ptxas caps their registers for blocks
@@ -35,6 +38,8 @@ typedef struct {
   int driver; /* > 0: also write the disk cache for contexts on this driver */
   const char *only[4]; /* texts the sources or defines must all contain */
   int nonly;
+  const char *except[4]; /* texts they must not contain */
+  int nexcept;
   int fit; /* --fit */
   tally__cuda_sm_limits lim;
   _Atomic int bounded, spilled, most_spill;
@@ -50,6 +55,8 @@ static int contains(const char *const *srcs, const char *defs, const char *text)
 static int wanted(const work *w, const char *const *srcs, const char *defs) {
   for (int i = 0; i < w->nonly; i++)
     if (!contains(srcs, defs, w->only[i])) return 0;
+  for (int i = 0; i < w->nexcept; i++)
+    if (contains(srcs, defs, w->except[i])) return 0;
   return 1;
 }
 
@@ -173,6 +180,12 @@ int main(int argc, char **argv) {
         return 1;
       }
       W.only[W.nonly++] = argv[i] + 7;
+    } else if (strncmp(argv[i], "--except=", 9) == 0) {
+      if (W.nexcept == 4) {
+        printf("FAIL: more than 4 --except\n");
+        return 1;
+      }
+      W.except[W.nexcept++] = argv[i] + 9;
     } else if (strcmp(argv[i], "--fit") == 0) {
       W.fit = 1;
     } else {
@@ -186,7 +199,7 @@ int main(int argc, char **argv) {
   tally__cuda_arch_sm_limits(W.arch, &W.lim);
   int calls = tally__cuda_each_spec(W.arch, collect, &W);
   if (W.n == 0) { /* a selection (or $TALLY_KERNEL_DEFS) that reached no kernel tests nothing */
-    printf("FAILED: no kernel specialisation for %s matches every --only\n", W.arch);
+    printf("FAILED: no kernel specialisation for %s matches every --only and no --except\n", W.arch);
     return 1;
   }
   int nthreads = 2;
