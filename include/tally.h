@@ -275,6 +275,9 @@ typedef struct tally_context tally_context;
  *               "cpu:parallel_bytes=N": inputs under N bytes run on the calling thread
  *               (default 128 KiB; a scan under 4 MiB also stays there while the threads
  *               sleep, and wakes them for the next call, unless N is given).
+ *               "cpu:stream_bytes=N": scans that read and write more than N bytes in
+ *               all may write their output with streaming stores, which leave it out of
+ *               the cache (default: the last-level cache's size; 32 MiB where unknown).
  * @param ctx    receives the context, or NULL on failure (message: tally_errmsg(NULL)).
  */
 TALLY_API tally_status tally_open(const char *device, tally_context **ctx);

@@ -47,10 +47,22 @@ static bool parse_int(const char *s, size_t len, int64_t lo, int64_t hi, int64_t
   return true;
 }
 
+/* The last-level cache's size, where the C library knows it (glibc: sysconf), else 32 MiB:
+ * scans whose input and output together exceed it write with streaming stores (scan.c). */
+static int64_t last_level_cache_bytes(void) {
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l3 > 0) return l3;
+  if (l2 > 0) return l2;
+#endif
+  return (int64_t)32 << 20;
+}
+
 static tally_status cpu_open(const char *args, tally_context **out) {
   int threads = online_cpus();
   int64_t parallel_bytes = DEFAULT_PARALLEL_BYTES;
   int parallel_bytes_given = 0;
+  int64_t stream_bytes = last_level_cache_bytes();
   tally__isa best = tally__isa_detect();
   tally__isa isa = best;
   const char *isa_from = NULL;
@@ -69,7 +81,7 @@ static tally_status cpu_open(const char *args, tally_context **out) {
       const char *eq = memchr(s, '=', len);
       if (!eq)
         return tally__fail(NULL, TALLY_EINVAL, "device 'cpu%s': '%.*s' is not key=value "
-                           "(keys: threads, isa, parallel_bytes)", args, (int)len, s);
+                           "(keys: threads, isa, parallel_bytes, stream_bytes)", args, (int)len, s);
       size_t klen = (size_t)(eq - s), vlen = len - klen - 1;
       const char *v = eq + 1;
       int64_t iv;
@@ -87,9 +99,14 @@ static tally_status cpu_open(const char *args, tally_context **out) {
                              "a non-negative number", args, (int)vlen, v);
         parallel_bytes = iv;
         parallel_bytes_given = 1;
+      } else if (klen == 12 && strncmp(s, "stream_bytes", 12) == 0) {
+        if (!parse_int(v, vlen, 0, INT64_MAX, &iv))
+          return tally__fail(NULL, TALLY_EINVAL, "device 'cpu%s': stream_bytes=%.*s is not "
+                             "a non-negative number", args, (int)vlen, v);
+        stream_bytes = iv;
       } else {
         return tally__fail(NULL, TALLY_EINVAL, "device 'cpu%s': unknown key '%.*s' (keys: "
-                           "threads, isa, parallel_bytes)", args, (int)klen, s);
+                           "threads, isa, parallel_bytes, stream_bytes)", args, (int)klen, s);
       }
       s += len;
       if (*s == ',') s++;
@@ -117,6 +134,7 @@ static tally_status cpu_open(const char *args, tally_context **out) {
   c->kernels = table_for(isa);
   c->parallel_bytes = parallel_bytes;
   c->parallel_bytes_given = parallel_bytes_given;
+  c->stream_bytes = stream_bytes;
   c->pool = tally__pool_create(threads);
   if (!c->pool) {
     free(c);

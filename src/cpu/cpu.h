@@ -34,6 +34,8 @@ typedef struct {
   int64_t parallel_bytes; /* below this many input bytes, one thread */
   int parallel_bytes_given; /* ... set by the device string: scans then use the threads
                                from there on even while they sleep (scan.c, go_parallel) */
+  int64_t stream_bytes;   /* scans moving more bytes (in + out) than this write with
+                             streaming stores where they can (scan.c): the last-level cache */
   void *scratch;          /* chunk parts for tally_reduce, grown on demand */
   size_t scratch_bytes;
 } tally__cpu_ctx;

@@ -37,8 +37,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define CPU_RELAX() _mm_pause()
+#define STORE_FENCE() _mm_sfence()
 #else
 #define CPU_RELAX() ((void)0)
+#define STORE_FENCE() atomic_thread_fence(memory_order_seq_cst)
 #endif
 
 #define SCAN_CHUNK ((int64_t)1 << 15)
@@ -233,7 +235,9 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
       if (fuse && j->g.fused && b - a == j->piece && q.hi - q.pos >= j->piece) {
         /* both pieces in one loop: the same bits as the two calls below */
         stash_next &= j->g.fused(j->x + a * j->bx_el, j->o + a * j->bo_el, j->piece, &acc,
-                                 j->x + q.pos * j->bx_el, &q.tot, j->o + q.pos * j->bo_el, stashed);
+                                 j->x + q.pos * j->bx_el, &q.tot, j->o + q.pos * j->bo_el,
+                                 (stashed ? TALLY__SCAN_STASHED : 0) |
+                                     (j->g.stream_out ? TALLY__SCAN_STREAM : 0));
         q.pos += j->piece;
         continue;
       }
@@ -250,6 +254,9 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
     if (j->stash) j->stash[nx] = (unsigned char)stash_next;
     publish_agg(j, nx, &q.tot, q.heads);
   }
+  /* Streaming stores are weakly ordered: fenced before the task ends, so the outputs are
+   * visible to whichever thread sees the scan done. */
+  if (j->g.stream_out) STORE_FENCE();
   return heads;
 }
 
@@ -528,6 +535,7 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
                                                                : &tally__scan_simd_scalar;
   const bool fast = p->accuracy == TALLY_ACCURACY_FAST, contig = p->sx == 1 && p->so0 == 1;
   const bool half = p->dtype == TALLY_F16 || p->dtype == TALLY_BF16;
+  int dd_pairs = 0;
   /* On AVX-512 the f64-lane kernels (f16, bf16 DEFAULT sums; DEFAULT float products,
    * f64's FAST alike) with a block in one zmm register: the AVX-512 set's lanes_d, the
    * same bits as the AVX2 set's with one conversion of each kind a block, not two. */
@@ -562,6 +570,16 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
        * lower in 5 of 6 turns than the plain runs on either side; on the 2-core AMD VM it
        * lost in run 148 (63-69 ms against 56-60) and was within that VM's noise later. */
       j.prefetch_out = !c->amd && j.g.simd != NULL;
+      /* AVX-512 runs its blocks in pairs (scan_dd_pair.h): pieces of two blocks */
+      dd_pairs = d == &tally__scan_dd_avx512;
+      /* Outputs too large to stay in the cache are written with streaming stores
+       * (scan_dd.c, stream_copy): without them a store that misses reads its line first,
+       * and the core waits on those reads instead of computing. Then nothing fetches the
+       * outputs ahead. */
+      if (in != out && (int64_t)(p->n * 16) > c->stream_bytes) {
+        j.g.stream_out = 1;
+        j.prefetch_out = 0;
+      }
     }
     if (p->exclusive || j.g.ignore_nan || in == out) j.g.fused = NULL; /* see tally__scan_fused_fn */
   } else if (p->op == TALLY_PROD && contig && (!fast || p->dtype == TALLY_F64) &&
@@ -606,7 +624,7 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   /* bytes read and written an element, and in all */
   int64_t moved = es * (in2 ? 2 : 1) + rs * p->width, bytes = p->n * moved;
   const int narrow = moved >= 8 ? 1 : moved >= 4 ? 2 : 4;
-  j.piece = SCAN_PIECE * narrow;
+  j.piece = SCAN_PIECE * narrow * (dd_pairs ? 2 : 1);
   /* Exact ops (MIN and MAX of every dtype, integer SUM, PROD and AFFINE) give the same
    * bits in any chunking, so those moving under 8 bytes an element take chunks of 256 KiB
    * moved, like the others' 2^15 elements of 8 bytes: each chunk costs a carry passed

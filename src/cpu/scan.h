@@ -39,10 +39,13 @@ typedef int64_t (*tally__scan_simd_fn)(const tally__scan_args *g, const char *x,
  * The stash (scan_dd.c only; the others return 0 and ignore it): pass 1 may leave in o1,
  * the output of the piece at x1 (not yet written, and not the input: not in place), what
  * pass 2 of that piece will need, and returns 1 when it did. Pass 2 of a piece whose
- * output holds a stash is told so by stashed (here) or by write = 2 (simd), and reads
- * it before writing there instead of computing it again: the same bits. */
+ * output holds a stash is told so by flags (TALLY__SCAN_STASHED, here) or by write = 2
+ * (simd), and reads it before writing there instead of computing it again: the same bits.
+ * TALLY__SCAN_STREAM: pass 2 may write with streaming stores (g->stream_out, simd). */
 typedef int (*tally__scan_fused_fn)(const char *x, char *o, int64_t m, void *s, const char *x1,
-                                    void *t1, char *o1, int stashed);
+                                    void *t1, char *o1, int flags);
+#define TALLY__SCAN_STASHED 1
+#define TALLY__SCAN_STREAM 2
 
 struct tally__scan_args {
   int exclusive;
@@ -56,6 +59,11 @@ struct tally__scan_args {
   tally__scan_simd_fn simd_f32, simd_reduce_f32;
   tally__scan_fused_fn fused;      /* NULL, or both (when it applies: see above) */
   tally__scan_pair_fn pair;        /* NULL, or AFFINE's vector kernel */
+  /* The output may be written with streaming stores, which do not read its lines first
+   * (and leave them out of the cache): set for large outputs (scan.c); the kernels that
+   * can (scan_dd.c) do so where the output is not the input and is 64-byte aligned. A
+   * chunk's writes are fenced at its end (scan.c). */
+  int stream_out;
 };
 
 /* The vector kernels of one ISA: SUM of f32 in f64 (DEFAULT) and in f32 (FAST), SUM of

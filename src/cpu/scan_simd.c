@@ -48,8 +48,8 @@ typedef int64_t vl8 __attribute__((vector_size(64)));
     return i + NAME(g, x + SRC_ES(SRC) * i, o, m - i, sp, tp, write);                       \
   }                                                                                         \
   static int NAME##_fused(const char *x, char *o, int64_t m, void *s, const char *x1,       \
-                          void *t1, char *o1, int stashed) {                                \
-    (void)o1, (void)stashed;                                                                \
+                          void *t1, char *o1, int flags) {                                  \
+    (void)o1, (void)flags;                                                                  \
     FUSED(x, o, m, s, x1, t1, SRC);                                                         \
     return 0;                                                                               \
   }
@@ -490,15 +490,15 @@ AI2 void fused_pd(const char *x, char *o, int64_t m, double *sp, const char *x1,
 }
 
 static int fused_f32_d(const char *x, char *o, int64_t m, void *s, const char *x1, void *t1,
-                       char *o1, int stashed) {
-  (void)o1, (void)stashed;
+                       char *o1, int flags) {
+  (void)o1, (void)flags;
   fused_pd(x, o, m, s, x1, t1, 1);
   return 0;
 }
 
 static int fused_f64(const char *x, char *o, int64_t m, void *s, const char *x1, void *t1,
-                     char *o1, int stashed) {
-  (void)o1, (void)stashed;
+                     char *o1, int flags) {
+  (void)o1, (void)flags;
   fused_pd(x, o, m, s, x1, t1, 0);
   return 0;
 }
@@ -591,8 +591,8 @@ AI2 int64_t totals_ps(const float *x, int64_t m, float *tp, int ign) {
 
 /* tally__scan_fused_fn of f32 FAST: eight blocks of pass 2, then a group of pass 1. */
 static int fused_f32_f(const char *xc, char *oc, int64_t m, void *sp, const char *x1, void *t1p,
-                       char *o1, int stashed) {
-  (void)o1, (void)stashed;
+                       char *o1, int flags) {
+  (void)o1, (void)flags;
   const float *x = (const float *)xc;
   float *o = (float *)oc;
   __m256 s = _mm256_set1_ps(*(float *)sp);

@@ -11,6 +11,7 @@
  * Fresh data each run (the seed is printed). CPU only. Exit 0 / 1 / 77. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +22,21 @@
 
 static const char *const devices[] = {"cpu:threads=1",       "cpu:threads=2,parallel_bytes=0",
                                       "cpu:threads=3,parallel_bytes=0", "cpu:isa=scalar",
-                                      "cpu:isa=avx2",        "cpu:isa=avx512"};
+                                      "cpu:isa=avx2",        "cpu:isa=avx512",
+                                      /* streaming stores at every size: the compensated
+                                         f64 sum's (scan_dd.c), f64 SUM cases only */
+                                      "cpu:threads=2,parallel_bytes=0,stream_bytes=0",
+                                      "cpu:isa=avx2,stream_bytes=0"};
 #define NDEV (int)(sizeof devices / sizeof devices[0])
+#define FIRST_STREAM_DEV 6
 
 static uint64_t state; /* the splitmix64 stream of this run's data */
 
 /* One value of data kind `kind`: 0 uniform [0.5, 1.5); 1 signed, exponents over 2^-30 to
  * 2^30; 2 the specials mixed in (NaN, ±Inf, -0.0, subnormals of f16/bf16/f32); 3 near
- * one (products that keep their low bits). */
+ * one (products that keep their low bits); 4 (f64 SUM only) mostly small, one in 64 huge
+ * (2^990 to 2^1023, either sign): sums that overflow, and blocks the vector kernels
+ * must hand back to the scalar code (in place: anything from 2^1010). */
 static double value(int kind, uint64_t r) {
   switch (kind) {
   case 0: return 0.5 + (double)(r >> 11) * 0x1p-53;
@@ -38,7 +46,10 @@ static double value(int kind, uint64_t r) {
     return s == 0 ? NAN : s == 1 ? INFINITY : s == 2 ? -INFINITY : s == 3 ? -0.0 : s == 4 ? 3e-8 /* f16 subnormal */
            : s == 5 ? 1e-40 /* f32 subnormal */ : ((double)((r >> 8) % 4001) - 2000.0) / 7.0;
   }
-  default: return 1.0 + ((double)((r >> 8) % 2001) - 1000.0) * 0x1p-14;
+  case 3: return 1.0 + ((double)((r >> 8) % 2001) - 1000.0) * 0x1p-14;
+  default:
+    return r % 64 ? (double)((r >> 8) % 1000) - 500.0
+                  : ((r >> 63) ? -1.0 : 1.0) * ldexp(1.0 + (double)((r >> 8) & 0xffff) * 0x1p-16, 990 + (int)((r >> 30) % 34));
   }
 }
 
@@ -76,20 +87,29 @@ int main(void) {
   for (size_t di = 0; di < 4; di++)
     for (size_t oi = 0; oi < 5; oi++)
       for (int si = 0; si < nsz; si++)
-        for (int kind = 0; kind < 4; kind++)
-          for (int opt = 0; opt < 4; opt++) {
+        for (int kind = 0; kind < 5; kind++)
+          for (int opt = 0; opt < 8; opt++) {
             const tally_dtype dt = dts[di];
             const tally_op op = ops[oi];
             const int64_t n = sizes[si];
-            if (n > 70001 && (kind == 0 || opt == 3)) continue; /* the large size: fewer cases */
+            const bool dd = dt == TALLY_F64 && op == TALLY_SUM; /* the compensated sum */
+            if (n > 70001 && (kind == 0 || (opt & 3) == 3)) continue; /* the large size: fewer cases */
+            if (kind == 4 && !dd) continue;
+            /* opt 4..7: in place (f64 SUM; the same bits as out of place) */
+            const bool inplace = opt & 4;
+            if (inplace && !dd) continue;
             const int w = op == TALLY_AFFINE ? 2 : 1;
             tally_dtype rd = dt;
             if (op != TALLY_MIN && op != TALLY_MAX && tally_result_dtype(op, dt, &rd) != TALLY_OK) continue;
             if (op == TALLY_AFFINE && (opt & 2)) continue; /* AFFINE has no NaN rule (TALLY_EINVAL) */
             const size_t es = tally_dtype_size(dt), rs = tally_dtype_size(rd);
             unsigned char *x = malloc((size_t)n * es), *y = malloc((size_t)n * es);
-            unsigned char *base = malloc((size_t)n * w * rs), *o = malloc((size_t)n * w * rs);
-            if (!x || !y || !base || !o) { printf("FAIL: out of memory\n"); return 1; }
+            /* the output 64-byte aligned, or 8, 24 or 40 bytes past (the streaming stores
+               write whole 64-byte lines, the ends of a block's outputs plainly) */
+            const size_t shift = (size_t)(cases % 4) * 16 - (cases % 4 ? 8 : 0);
+            unsigned char *base = malloc((size_t)n * w * rs), *o_mem = aligned_alloc(64, ((size_t)n * w * rs + 127) / 64 * 64);
+            unsigned char *o = o_mem ? o_mem + shift : NULL;
+            if (!x || !y || !base || !o_mem) { printf("FAIL: out of memory\n"); return 1; }
             for (int64_t i = 0; i < n; i++) {
               uint64_t r = tt_splitmix64(&state), r2 = tt_splitmix64(&state);
               store(dt, x, i, value(kind, r), r, kind);
@@ -101,20 +121,21 @@ int main(void) {
             so.nan = opt & 2 ? TALLY_NAN_IGNORE : TALLY_NAN_PROPAGATE;
             cases++;
             for (int d = 0; d < NDEV; d++) {
-              if (!ctx[d]) continue;
+              if (!ctx[d] || (d >= FIRST_STREAM_DEV && !dd)) continue;
               unsigned char *dst = d ? o : base;
               memset(dst, 0xa5, (size_t)n * w * rs); /* poisoned */
-              tally_array in = tally_array_1d(x, dt, n), in2 = tally_array_1d(y, dt, n);
+              tally_array in = tally_array_1d(inplace && d ? (void *)dst : (void *)x, dt, n), in2 = tally_array_1d(y, dt, n);
               tally_array out = tally_array_1d(dst, rd, n * w);
               if (d && n == sizes[nsz - 1]) { /* wake the threads: the checked call runs on all */
                 tally_array small = tally_array_1d(dst, rd, 64 * w);
                 tally_array sin = tally_array_1d(x, dt, 64), sin2 = tally_array_1d(y, dt, 64);
                 (void)tally_scan(ctx[d], op, &sin, w == 2 ? &sin2 : NULL, &small, &so);
               }
+              if (inplace && d) memcpy(dst, x, (size_t)n * es); /* device 0: out of place */
               tally_status s = tally_scan(ctx[d], op, &in, w == 2 ? &in2 : NULL, &out, &so);
               if (s != TALLY_OK) {
-                printf("FAIL: scan %s %s n=%" PRId64 " on %s: %s\n", tally_op_name(op), tally_dtype_name(dt), n,
-                       devices[d], tally_errmsg(ctx[d]));
+                printf("FAIL: scan %s %s n=%" PRId64 "%s on %s: %s\n", tally_op_name(op), tally_dtype_name(dt), n,
+                       inplace ? " in place" : "", devices[d], tally_errmsg(ctx[d]));
                 failures++;
                 break;
               }
@@ -122,16 +143,16 @@ int main(void) {
               for (int64_t v = 0; v < n * w; v++) {
                 const uint64_t ba = tt_load_bits(rd, base, v), bb = tt_load_bits(rd, o, v);
                 if (ba != bb && !(tt_bits_isnan(rd, ba) && tt_bits_isnan(rd, bb))) {
-                  printf("FAIL: scan %s %s n=%" PRId64 " data %d %s%s: value %" PRId64 " is %#" PRIx64
+                  printf("FAIL: scan %s %s n=%" PRId64 " data %d %s%s%s: value %" PRId64 " is %#" PRIx64
                          " on %s, %#" PRIx64 " on %s\n", tally_op_name(op), tally_dtype_name(dt), n, kind,
-                         so.exclusive ? "exclusive" : "inclusive", opt & 2 ? " nan=ignore" : "", v, bb,
-                         devices[d], ba, devices[0]);
+                         so.exclusive ? "exclusive" : "inclusive", opt & 2 ? " nan=ignore" : "",
+                         inplace ? " in place" : "", v, bb, devices[d], ba, devices[0]);
                   failures++;
                   break;
                 }
               }
             }
-            free(x), free(y), free(base), free(o);
+            free(x), free(y), free(base), free(o_mem);
           }
   for (int d = 0; d < NDEV; d++) tally_close(ctx[d]);
   printf("%s: %ld cases on %d devices, %ld failures\n", failures ? "FAILED" : "PASSED", cases, NDEV, failures);

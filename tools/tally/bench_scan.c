@@ -4,7 +4,9 @@
  * --scan: tally_scan of each op (--ops: sum, prod, min, max, affine: the a's and the b's
  * in, 2 results an element out), dtype and size, against the copy probe (bench/copy_probe.c:
  * read the input's bytes and write the output's, the traffic a scan cannot avoid), on one
- * thread and on all; GB/s counts both the bytes read and the bytes written.
+ * thread and on all; GB/s counts both the bytes read and the bytes written. Also the
+ * copy with streaming stores (all threads; ratio_nt): the ceiling where a scan streams
+ * its output too (the compensated f64 sum's large outputs do).
  * --hist: tally_histogram with --bins even bins over the data's range, on uniform data
  * (every bin alike) and on skewed data (every element in one bin), against the read
  * probe (bench/probe.c); GB/s counts the bytes read. */
@@ -28,11 +30,12 @@ typedef struct {
   void *src;
   size_t in_bytes;
   int parallel;
+  int stream; /* probe_copy_stream */
 } copy_job;
 
 static int run_copy(void *arg) {
   copy_job *j = arg;
-  probe_copy(j->dst, j->out_bytes, j->src, j->in_bytes, j->parallel);
+  (j->stream ? probe_copy_stream : probe_copy)(j->dst, j->out_bytes, j->src, j->in_bytes, j->parallel);
   return 0;
 }
 
@@ -100,15 +103,16 @@ static void header(const bench_run *r, int hist) {
     printf("%-6s %6s %10s %-8s %11s %9s %12s %9s %7s\n", "dtype", "bins", "n", "data", "median_us",
            "GB/s", "probe_GB/s", "ratio", "busy");
   else
-    printf("%-6s %-4s %10s %-8s %11s %9s %11s %9s %7s\n", "dtype", "op", "n", "accuracy",
-           "median_us", "GB/s", "copy_GB/s", "ratio", "busy");
+    printf("%-6s %-4s %10s %-8s %11s %9s %11s %9s %9s %7s\n", "dtype", "op", "n", "accuracy",
+           "median_us", "GB/s", "copy_GB/s", "ratio", "ratio_nt", "busy");
 }
 
 static void row(const bench_run *r, int hist, tally_op op, tally_dtype dt, int64_t n, const char *what,
-                double us, double bytes, double probe_us, int probe_threads_used, double busy) {
+                double us, double bytes, double probe_us, int probe_threads_used, double stream_us,
+                double busy) {
   char ns[32];
   bench_format_n(ns, sizeof ns, n);
-  double gbps = bytes / us * 1e-3, pg = bytes / probe_us * 1e-3;
+  double gbps = bytes / us * 1e-3, pg = bytes / probe_us * 1e-3, sg = bytes / stream_us * 1e-3;
   if (r->o->json) {
     printf("{\"kind\":\"%s\"", hist ? "hist" : "scan");
     bench_json_str("backend", r->info.backend);
@@ -127,14 +131,18 @@ static void row(const bench_run *r, int hist, tally_op op, tally_dtype dt, int64
     bench_json_num(hist ? "probe_gbps" : "copy_gbps", pg, 0);
     printf(",\"probe_threads\":%d", probe_threads_used);
     bench_json_num(hist ? "ratio_probe" : "ratio_copy", gbps / pg, 0);
+    if (!hist) {
+      bench_json_num("copy_stream_gbps", sg, 0);
+      bench_json_num("ratio_copy_stream", gbps / sg, 0);
+    }
     bench_json_num("others_busy", busy, busy < 0);
     puts("}");
   } else if (hist) {
     printf("%-6s %6" PRId64 " %10s %-8s %11.1f %9.2f %12.2f %9.3f %7.2f\n", tally_dtype_name(dt),
            r->o->bins, ns, what, us, gbps, pg, gbps / pg, busy);
   } else {
-    printf("%-6s %-4s %10s %-8s %11.1f %9.2f %11.2f %9.3f %7.2f\n", tally_dtype_name(dt),
-           tally_op_name(op), ns, what, us, gbps, pg, gbps / pg, busy);
+    printf("%-6s %-4s %10s %-8s %11.1f %9.2f %11.2f %9.3f %9.3f %7.2f\n", tally_dtype_name(dt),
+           tally_op_name(op), ns, what, us, gbps, pg, gbps / pg, gbps / sg, busy);
   }
   fflush(stdout);
 }
@@ -154,13 +162,14 @@ static int scan_point(const bench_run *r, tally_op op, tally_dtype dt, int64_t n
     if (o->order) bench_fill_ramp(at, dt, n, o->order == 2);
     else bench_fill(at, dt, n, o->seed, (uint64_t)k);
   }
-  copy_job c1 = {y, ob, x, ib, 0}, ca = {y, ob, x, ib, 1};
+  copy_job c1 = {y, ob, x, ib, 0, 0}, ca = {y, ob, x, ib, 1, 0}, cs = {y, ob, x, ib, 1, 1};
   tally_job tj[2];
   bench_series se[MAXC];
   tally_job *jobs[MAXC] = {0};
   int nc = 0, nt = 0;
   bench_series_init(&se[nc++], run_copy, &c1);
   bench_series_init(&se[nc++], run_copy, &ca);
+  bench_series_init(&se[nc++], run_copy, &cs);
   for (int a = 0; a < 2; a++) {
     if (!(o->accuracies & (a ? BENCH_ACC_FAST : BENCH_ACC_DEFAULT))) continue;
     tally_job *j = &tj[nt++];
@@ -182,7 +191,8 @@ static int scan_point(const bench_run *r, tally_op op, tally_dtype dt, int64_t n
     int pt = us[1] < us[0] ? probe_threads() : 1;
     double probe = us[1] < us[0] ? us[1] : us[0];
     for (int k = 0; k < nt; k++)
-      row(r, 0, op, dt, n, bench_acc_name(tj[k].so.accuracy), us[2 + k], (double)(ib + ob), probe, pt, busy);
+      row(r, 0, op, dt, n, bench_acc_name(tj[k].so.accuracy), us[3 + k], (double)(ib + ob), probe, pt,
+          us[2], busy);
   }
   for (int i = 0; i < nc; i++) bench_series_free(&se[i]);
   bench_free(x);
@@ -249,8 +259,8 @@ static int hist_point(const bench_run *r, tally_dtype dt, int64_t n) {
   if (rc == 0) {
     int pt = us[1] < us[0] ? probe_threads() : 1;
     double probe = us[1] < us[0] ? us[1] : us[0];
-    row(r, 1, TALLY_SUM, dt, n, "uniform", us[2], (double)ib, probe, pt, busy);
-    row(r, 1, TALLY_SUM, dt, n, "skewed", us[3], (double)ib, probe, pt, busy);
+    row(r, 1, TALLY_SUM, dt, n, "uniform", us[2], (double)ib, probe, pt, probe, busy);
+    row(r, 1, TALLY_SUM, dt, n, "skewed", us[3], (double)ib, probe, pt, probe, busy);
   }
   for (int i = 0; i < nc; i++) bench_series_free(&se[i]);
   bench_free(x[0]);
