@@ -83,6 +83,8 @@ typedef struct {
   int *agg_heads;         /* ... and whether it holds a segment head */
   _Atomic int *agg_state; /* 0 unclaimed, 1 claimed (being computed), 2 published */
   int prefetch_out;       /* pass 2 fetches its next piece's outputs for writing */
+  int stream;             /* pass 2 writes each piece to a buffer, then streams it out
+                             (stream_piece); the compensated f64 sum streams itself */
   unsigned char *stash;   /* NULL, or per chunk: its outputs hold pass 1's stash (set
                              before its aggregate is published; tally__scan_fused_fn) */
 } scan_job;
@@ -130,11 +132,40 @@ static int64_t last_head(const tally__scan_problem *p, int64_t lo, int64_t end) 
 
 /* ------------------------------------------------------------ chunks */
 
-/* Elements [a, b) of one run, from *acc (updated), folding *tot (updated). */
+/* Elements [a, b) of one run, from *acc (updated), folding *tot (updated); outputs to o
+ * (NULL: where they belong). */
+static void run_to(const scan_job *j, int64_t a, int64_t b, tally__sacc *acc, tally__sacc *tot,
+                   int write, char *o) {
+  j->im.run(&j->g, j->x + a * j->bx_el, j->y ? j->y + a * j->by_el : NULL,
+            o ? o : j->o + a * j->bo_el, b - a, acc, tot, write);
+}
+
 static void run(const scan_job *j, int64_t a, int64_t b, tally__sacc *acc, tally__sacc *tot,
                 int write) {
-  j->im.run(&j->g, j->x + a * j->bx_el, j->y ? j->y + a * j->by_el : NULL, j->o + a * j->bo_el,
-            b - a, acc, tot, write);
+  run_to(j, a, b, acc, tot, write, NULL);
+}
+
+/* A piece's outputs are computed into this buffer (in L1), then written out with
+ * streaming stores (stream_out): written whole lines at a time without reading them
+ * first, where a store that misses the cache reads its line before writing it, and the
+ * core waits on those reads. 8 KiB: a piece's outputs are at most 256 AFFINE pairs of
+ * f64 (4 KiB). */
+#define STREAM_BUF 8192
+
+/* n bytes from buf to o: plain stores before o's first 64-byte boundary and after its
+ * last (lines shared with the piece before or after), streaming stores between. */
+static void stream_out(char *o, const char *buf, size_t n) {
+#if defined(__SSE2__)
+  size_t i = (size_t)(0 - (uintptr_t)o) % 64;
+  if (i > n) i = n;
+  memcpy(o, buf, i);
+  for (; i + 64 <= n; i += 64)
+    for (int k = 0; k < 4; k++)
+      _mm_stream_si128((__m128i *)(o + i) + k, _mm_loadu_si128((const __m128i *)(buf + i) + k));
+  memcpy(o + i, buf + i, n - i);
+#else
+  memcpy(o, buf, n);
+#endif
 }
 
 /* Bring element range [a, b) of the input into the cache. */
@@ -221,6 +252,7 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
   /* Whether every piece of chunk nx's pass 1 leaves its stash. Those pieces must be its
    * pass 2's: its pass 1 must start where its pass 2 does (no head after its start). */
   int stash_next = fuse && q.from == nx * j->chunk;
+  _Alignas(64) char buf[STREAM_BUF]; /* j->stream: a piece's outputs */
   for (int64_t pos = lo; pos < hi;) {
     int64_t end = next_head(j->p, pos, hi);
     *tot = j->im.identity;
@@ -234,16 +266,19 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
       if (j->prefetch_out) prefetch_out(j, b, b + j->piece < end ? b + j->piece : end);
       if (fuse && j->g.fused && b - a == j->piece && q.hi - q.pos >= j->piece) {
         /* both pieces in one loop: the same bits as the two calls below */
-        stash_next &= j->g.fused(j->x + a * j->bx_el, j->o + a * j->bo_el, j->piece, &acc,
-                                 j->x + q.pos * j->bx_el, &q.tot, j->o + q.pos * j->bo_el,
+        stash_next &= j->g.fused(j->x + a * j->bx_el, j->stream ? buf : j->o + a * j->bo_el, j->piece,
+                                 &acc, j->x + q.pos * j->bx_el, &q.tot, j->o + q.pos * j->bo_el,
                                  (stashed ? TALLY__SCAN_STASHED : 0) |
                                      (j->g.stream_out ? TALLY__SCAN_STREAM : 0));
+        if (j->stream) stream_out(j->o + a * j->bo_el, buf, (size_t)(b - a) * (size_t)j->bo_el);
         q.pos += j->piece;
         continue;
       }
       /* while that piece arrives; the total (meaningless with ahead > 0) left out where
        * the kernel can */
-      run(j, a, b, &acc, ahead > 0 && j->im.total_optional ? NULL : tot, stashed ? 2 : 1);
+      run_to(j, a, b, &acc, ahead > 0 && j->im.total_optional ? NULL : tot, stashed ? 2 : 1,
+             j->stream ? buf : NULL);
+      if (j->stream) stream_out(j->o + a * j->bo_el, buf, (size_t)(b - a) * (size_t)j->bo_el);
       if (fuse && pass1_step(j, &q)) stash_next = 0;
     }
     acc = j->start;
@@ -256,7 +291,7 @@ static int scan_chunk(scan_job *j, int64_t c, const tally__sacc *carry, tally__s
   }
   /* Streaming stores are weakly ordered: fenced before the task ends, so the outputs are
    * visible to whichever thread sees the scan done. */
-  if (j->g.stream_out) STORE_FENCE();
+  if (j->g.stream_out || j->stream) STORE_FENCE();
   return heads;
 }
 
@@ -535,7 +570,7 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
                                                                : &tally__scan_simd_scalar;
   const bool fast = p->accuracy == TALLY_ACCURACY_FAST, contig = p->sx == 1 && p->so0 == 1;
   const bool half = p->dtype == TALLY_F16 || p->dtype == TALLY_BF16;
-  int dd_pairs = 0;
+  int dd_pairs = 0, dd_kernel = 0;
   /* On AVX-512 the f64-lane kernels (f16, bf16 DEFAULT sums; DEFAULT float products,
    * f64's FAST alike) with a block in one zmm register: the AVX-512 set's lanes_d, the
    * same bits as the AVX2 set's with one conversion of each kind a block, not two. */
@@ -572,6 +607,7 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
       j.prefetch_out = !c->amd && j.g.simd != NULL;
       /* AVX-512 runs its blocks in pairs (scan_dd_pair.h): pieces of two blocks */
       dd_pairs = d == &tally__scan_dd_avx512;
+      dd_kernel = j.g.simd != NULL;
       /* Outputs too large to stay in the cache are written with streaming stores
        * (scan_dd.c, stream_copy): without them a store that misses reads its line first,
        * and the core waits on those reads instead of computing. Then nothing fetches the
@@ -625,6 +661,12 @@ tally_status tally__cpu_scan(tally_context *ctx, const tally__scan_problem *p, c
   int64_t moved = es * (in2 ? 2 : 1) + rs * p->width, bytes = p->n * moved;
   const int narrow = moved >= 8 ? 1 : moved >= 4 ? 2 : 4;
   j.piece = SCAN_PIECE * narrow * (dd_pairs ? 2 : 1);
+  /* Outputs too large to stay in the cache go out by streaming stores (stream_out), where
+   * they are one contiguous range: each piece through the buffer. (The compensated f64
+   * sum streams from its own kernels: its pass 1 leaves the stash in the outputs.) */
+  if (in != out && !dd_kernel && bytes > c->stream_bytes && j.bo_el == rs * p->width &&
+      (p->width == 1 || p->so1 == 1) && j.piece * j.bo_el <= STREAM_BUF)
+    j.stream = 1;
   /* Exact ops (MIN and MAX of every dtype, integer SUM, PROD and AFFINE) give the same
    * bits in any chunking, so those moving under 8 bytes an element take chunks of 256 KiB
    * moved, like the others' 2^15 elements of 8 bytes: each chunk costs a carry passed
