@@ -12,19 +12,19 @@
 
 typedef uint64_t v8 __attribute__((vector_size(64)));
 
-/* *d = v, with streaming stores when nt (x86: four 16-byte ones, SSE2; a full line each
+/* *d = *v, with streaming stores when nt (x86: four 16-byte ones, SSE2; a full line each
  * time, so the write-combining buffer leaves whole lines): no read of the line first. */
-static inline void put(v8 *d, v8 v, int nt) {
+static inline void put(v8 *d, const v8 *v, int nt) {
 #if defined(__SSE2__)
   if (nt) {
     __m128i q[4];
-    memcpy(q, &v, sizeof q);
+    memcpy(q, v, sizeof q);
     for (int k = 0; k < 4; k++) _mm_stream_si128((__m128i *)d + k, q[k]);
     return;
   }
 #endif
   (void)nt;
-  *d = v;
+  *d = *v;
 }
 
 /* Blocks [b0, b1) of the smaller side. Kept a loop (GCC would otherwise call memcpy,
@@ -33,16 +33,16 @@ __attribute__((optimize("no-tree-loop-distribute-patterns"))) static void copy_b
   if (up > 1) { /* one block read, `up` written */
     for (size_t b = b0; b < b1; b++) {
       v8 v = s[b];
-      for (size_t k = 0; k < up; k++) put(&d[b * up + k], v, nt);
+      for (size_t k = 0; k < up; k++) put(&d[b * up + k], &v, nt);
     }
   } else if (down > 1) { /* `down` blocks read, one written */
     for (size_t b = b0; b < b1; b++) {
       v8 v = s[b * down];
       for (size_t k = 1; k < down; k++) v ^= s[b * down + k];
-      put(&d[b], v, nt);
+      put(&d[b], &v, nt);
     }
   } else {
-    for (size_t b = b0; b < b1; b++) put(&d[b], s[b], nt);
+    for (size_t b = b0; b < b1; b++) put(&d[b], &s[b], nt);
   }
 #if defined(__SSE2__)
   if (nt) _mm_sfence();
