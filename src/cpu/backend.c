@@ -47,13 +47,13 @@ static bool parse_int(const char *s, size_t len, int64_t lo, int64_t hi, int64_t
   return true;
 }
 
-/* The last-level cache's size, where the C library knows it (glibc: sysconf), else 32 MiB:
- * scans whose input and output together exceed it write with streaming stores (scan.c). */
+/* The last-level cache's size, where the C library knows it (glibc: sysconf), else 32 MiB
+ * (not the L2's: a VM that hides its L3 would then stream a few MiB): scans whose input
+ * and output together exceed it write with streaming stores (scan.c). */
 static int64_t last_level_cache_bytes(void) {
 #ifdef _SC_LEVEL3_CACHE_SIZE
-  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
   if (l3 > 0) return l3;
-  if (l2 > 0) return l2;
 #endif
   return (int64_t)32 << 20;
 }

@@ -37,9 +37,12 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define CPU_RELAX() _mm_pause()
-#define STORE_FENCE() _mm_sfence()
 #else
 #define CPU_RELAX() ((void)0)
+#endif
+#if defined(__SSE__)
+#define STORE_FENCE() _mm_sfence()
+#else /* no streaming stores here (stream_out is memcpy without SSE2) */
 #define STORE_FENCE() atomic_thread_fence(memory_order_seq_cst)
 #endif
 
@@ -76,7 +79,8 @@ typedef struct {
   int64_t nchunks;
   int64_t chunk;          /* elements a chunk: SCAN_CHUNK, or more (see there) */
   int threads;            /* prefetch distance in chunks */
-  int64_t piece;          /* SCAN_PIECE times 1, 2 or 4: see there */
+  int64_t piece;          /* SCAN_PIECE times 1, 2 or 4 (and 2 for the AVX-512 compensated
+                             f64 sum's pairs of blocks): see there */
   tally__sacc *carry;     /* nchunks entries: the value entering each chunk */
   _Atomic int *ready;     /* carry[c]: 0 unknown, 1 being written, 2 published */
   tally__sacc *agg;       /* each chunk's pass-1 total (of its last run) */
@@ -84,7 +88,7 @@ typedef struct {
   _Atomic int *agg_state; /* 0 unclaimed, 1 claimed (being computed), 2 published */
   int prefetch_out;       /* pass 2 fetches its next piece's outputs for writing */
   int stream;             /* pass 2 writes each piece to a buffer, then streams it out
-                             (stream_piece); the compensated f64 sum streams itself */
+                             (stream_out); the compensated f64 sum streams itself */
   unsigned char *stash;   /* NULL, or per chunk: its outputs hold pass 1's stash (set
                              before its aggregate is published; tally__scan_fused_fn) */
 } scan_job;

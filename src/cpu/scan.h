@@ -59,10 +59,11 @@ struct tally__scan_args {
   tally__scan_simd_fn simd_f32, simd_reduce_f32;
   tally__scan_fused_fn fused;      /* NULL, or both (when it applies: see above) */
   tally__scan_pair_fn pair;        /* NULL, or AFFINE's vector kernel */
-  /* The output may be written with streaming stores, which do not read its lines first
-   * (and leave them out of the cache): set for large outputs (scan.c); the kernels that
-   * can (scan_dd.c) do so where the output is not the input and is 64-byte aligned. A
-   * chunk's writes are fenced at its end (scan.c). */
+  /* The compensated f64 sum's kernels (scan_dd.c) may write with streaming stores, which
+   * do not read the lines first (and leave them out of the cache): set by scan.c for
+   * large outputs; used where the output is not the input (whole 64-byte lines streamed,
+   * the partial ones at a block's ends plain). Every other scan streams through scan.c's
+   * buffered pieces (scan_job.stream). A chunk's writes are fenced at its end. */
   int stream_out;
 };
 

@@ -6,7 +6,7 @@
  * read the input's bytes and write the output's, the traffic a scan cannot avoid), on one
  * thread and on all; GB/s counts both the bytes read and the bytes written. Also the
  * copy with streaming stores (all threads; ratio_nt): the ceiling where a scan streams
- * its output too (the compensated f64 sum's large outputs do).
+ * its output too (outputs beyond the last-level cache, src/cpu/scan.c).
  * --hist: tally_histogram with --bins even bins over the data's range, on uniform data
  * (every bin alike) and on skewed data (every element in one bin), against the read
  * probe (bench/probe.c); GB/s counts the bytes read. */
