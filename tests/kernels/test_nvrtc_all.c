@@ -12,13 +12,14 @@
  *   scan.clh, or "-DDT=7 -DSOP=0"), to look at a few kernels' cubins in the cache; given
  *   again (up to 4), every TEXT must be there (e.g. "-DSOP=4" and "-DCARRY_RTREE=1": the
  *   AFFINE kernels with the radix-32 tree carries). --except=TEXT (up to 4): leave out
- *   the specialisations whose sources or defines contain TEXT, so that --only=scan.clh
- *   and --except=scan.clh split the set in two (two ctests, each within its time limit
- *   on CI's 2 cores). A selection that matches nothing fails.
+ *   the specialisations whose sources or defines contain TEXT, so that several ctests
+ *   split the set, each within its time limit on CI's 2 cores (tests/kernels/
+ *   CMakeLists.txt). A selection that matches nothing fails.
  *   --fit: the kernels with a launch bound (scan_1pass, -DMINB) are compiled with ptxas's
  *   report, and fail unless MINB blocks of them fit one SM of ARCH by threads and by
  *   shared memory as ptxas counts it (otherwise ptxas caps their registers for blocks
- *   that never run); how many spill, and the most bytes of spill stores, are printed. */
+ *   that never run); how many spill, and the most bytes of spill stores, are printed.
+ *   --count: only say how many specialisations the selection holds (compiles nothing). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -167,6 +168,7 @@ int main(int argc, char **argv) {
     return 77;
   }
   W.arch = "sm_90";
+  int count_only = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--warm") == 0) {
       const tally__cu_api *cu = tally__cu_load(why, sizeof why);
@@ -188,6 +190,8 @@ int main(int argc, char **argv) {
       W.except[W.nexcept++] = argv[i] + 9;
     } else if (strcmp(argv[i], "--fit") == 0) {
       W.fit = 1;
+    } else if (strcmp(argv[i], "--count") == 0) {
+      count_only = 1;
     } else {
       W.arch = argv[i];
     }
@@ -201,6 +205,11 @@ int main(int argc, char **argv) {
   if (W.n == 0) { /* a selection (or $TALLY_KERNEL_DEFS) that reached no kernel tests nothing */
     printf("FAILED: no kernel specialisation for %s matches every --only and no --except\n", W.arch);
     return 1;
+  }
+  if (count_only) { /* to choose how the ctests split the set */
+    printf("%d distinct kernel specialisations (of %d requests) selected for %s\n", W.n, calls, W.arch);
+    for (int i = 0; i < W.n; i++) free(W.defs[i]);
+    return 0;
   }
   int nthreads = 2;
   const char *env = getenv("TALLY_TEST_THREADS");
