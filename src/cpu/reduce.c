@@ -293,7 +293,8 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
  *     join: VAR of bool and 8/16-bit integers and PROD and DOT of 8/16-bit integers once
  *     they took the exact AVX2 kernels (TALLY_AVX2_EXACT: 88-189 GB/s, from 7-25; run 27);
  *     AFFINE once a chunk's maps were composed in pieces (89-145 GB/s, from 3-6; run 35:
- *     1.9-2.9 x the pinned copy, streamed 0.75-0.83); SUM of f16/bf16/f32 with NaNs
+ *     1.9-2.9 x the pinned copy, streamed 0.75-0.83; by 2026-11-29 the u8, i8 and f16
+ *     kernels had fallen to 5-10 GB/s, found and fixed in run 210: see below); SUM of f16/bf16/f32 with NaNs
  *     ignored (76-100 GB/s, 1.37-1.81 x; streamed 0.77-0.81; run 35, where run 29's 35
  *     GB/s for f32 did not repeat).
  *   AVX2 (runs 40-41, 2026-11-26: an H100's Xeon host with TALLY_CPU_ISA=avx2, 16
@@ -307,13 +308,18 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
 bool tally__cpu_reads_at_memory_speed(const tally_context *ctx, tally__family fam, tally_dtype dt,
                                       bool ignore_nan) {
   const tally__cpu_ctx *c = (const tally__cpu_ctx *)ctx;
+  /* AFFINE (run 210, 2026-11-30, the H200's Xeon host, 2^26, pageable, x the pinned copy):
+   * the 1- and 2-byte integers' kernels are the same AVX2 code in both builds; on the host
+   * u8 0.85, i16 0.97, u16 1.35, bf16 0.80 (streamed 0.77-0.79), but i8 0.68 and f16 0.35
+   * (their kernels compose at 39 and 19 GB/s on 16 threads), which stream faster (0.74,
+   * 0.73). */
+  const bool affine_streams = fam == TALLY__FAM_AFFINE && (dt == TALLY_I8 || dt == TALLY_F16);
   switch (c->isa) { /* AVX-512, AVX2: NaNs propagated and ignored measured alike */
   case TALLY__ISA_AVX512:
-    return true;
+    return !affine_streams;
   case TALLY__ISA_AVX2:
     if (fam == TALLY__FAM_VAR) return dt != TALLY_F16;
-    if (fam == TALLY__FAM_AFFINE) return tally_dtype_size(dt) >= 4 || dt == TALLY_BF16;
-    return true;
+    return !affine_streams;
   default: { /* no vector kernels measured: sums, dot products and extremes of 4- and 8-byte
                 elements, which read at memory speed from a few threads even in scalar code;
                 not floats with NaNs ignored */
