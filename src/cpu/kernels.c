@@ -1962,8 +1962,8 @@ AI void aff_groups(int dt, const void *p, const void *q, __m256i *GA, __m256i *G
     *GB = _mm256_add_epi64(_mm256_mul_epu32(b, ao), bo);
   }
 }
-/* Blocks i0.. of four pieces (q elements each, p0 their first a's, q0 b's, es bytes an
- * element) composed into lanes l of (*A, *B); returns where the blocks end. */
+/* The whole blocks of four pieces (q elements each, p0 their first a's, q0 b's, es bytes
+ * an element), from their starts, composed into A[l], B[l]; returns where the blocks end. */
 AI int64_t aff_blocks(int dt, const char *p0, const char *q0, int64_t q, int es, uint64_t A[4], uint64_t B[4]) {
   const int64_t w = 16 / es;
   const int sgn = dt == TALLY_I8 || dt == TALLY_I16;
@@ -1996,14 +1996,15 @@ AI void affine_body(int dt, int fast, int ign, KARGS) {
   tally__part_init(&loc, TALLY__FAM_AFFINE, 0);
   const int64_t piece = affine_piece(n, 8);
   if (!IS_FLOAT(dt)) {
-    /* Exact, so any grouping: four pieces, in general registers (AVX2 has no 64-bit vector
-     * multiply; its emulation was slower than one chain), or for 1- and 2-byte elements in
-     * vector lanes after groups of them are composed in 32 bits (aff_blocks). */
+    /* Exact, so any grouping: four pieces, in general registers (AVX2 has no 64 x 64-bit
+     * vector multiply; its emulation was slower than one chain), or for 1- and 2-byte
+     * elements in vector lanes after groups of them are composed in 32 bits, where a
+     * 64 x 32-bit multiply takes two vpmuludq (aff_blocks). */
     const int64_t q = affine_piece(n, 4);
     uint64_t A[4] = {1, 1, 1, 1}, B[4] = {0, 0, 0, 0};
     int64_t i0 = 0;
 #if defined(__AVX2__)
-    if (sx == 1 && sy == 1 && tally_dtype_size(dt) <= 2)
+    if (sx == 1 && sy == 1 && tally_dtype_size(dt) <= 2 && dt != TALLY_BOOL)
       i0 = aff_blocks(dt, (const char *)x, (const char *)y, q, (int)tally_dtype_size(dt), A, B);
 #endif
     for (int64_t i = i0; i < q; i++)

@@ -308,11 +308,12 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
 bool tally__cpu_reads_at_memory_speed(const tally_context *ctx, tally__family fam, tally_dtype dt,
                                       bool ignore_nan) {
   const tally__cpu_ctx *c = (const tally__cpu_ctx *)ctx;
-  /* AFFINE (run 210, 2026-11-30, the H200's Xeon host, 2^26, pageable, x the pinned copy):
-   * the 1- and 2-byte integers' kernels are the same AVX2 code in both builds; on the host
-   * u8 0.85, i16 0.97, u16 1.35, bf16 0.80 (streamed 0.77-0.79), but i8 0.68 and f16 0.35
-   * (their kernels compose at 39 and 19 GB/s on 16 threads), which stream faster (0.74,
-   * 0.73). */
+  /* AFFINE (runs 210-211, 2026-11-30, the H200's Xeon host, 2^26, pageable, x the pinned
+   * copy), which supersedes the AFFINE notes above: the 1- and 2-byte integers' kernels
+   * are the same AVX2 code in both builds; on the host u8 0.85-1.05, i16 0.96-1.06, u16
+   * 1.18-1.35, bf16 0.80-0.97 (streamed 0.77-0.79), but i8 0.68 and f16 0.35 (their
+   * kernels compose at 39 and 19 GB/s on 16 threads), which stream faster (0.74-0.78).
+   * (AFFINE of bool is refused before it gets here.) */
   const bool affine_streams = fam == TALLY__FAM_AFFINE && (dt == TALLY_I8 || dt == TALLY_F16);
   switch (c->isa) { /* AVX-512, AVX2: NaNs propagated and ignored measured alike */
   case TALLY__ISA_AVX512:
