@@ -51,6 +51,11 @@ tally_status tally__cpu_reduce(tally_context *ctx, const tally__problem *p, cons
 tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, const void *in,
                                    const void *in2, int64_t base, int64_t len, double shift,
                                    tally__part *acc);
+/* NORM2 of a contiguous f64 input of len elements whose plain sum of squares (from
+ * tally__cpu_reduce_run) is ss: sqrt(ss), or the rescue pass (rescaled by a power of two)
+ * where ss overflowed or lost bits to underflow, as the cpu device does. */
+double tally__cpu_norm2_f64(tally_context *ctx, const tally__problem *p, const void *in, int64_t len,
+                            double ss);
 /* Whether this context's kernel for (fam, dt) reads contiguous input at about memory
  * speed on its ISA (a table of measurements: docs/PERFORMANCE.md), so that a GPU backend
  * may reduce a pageable host input on the host rather than copy it (cuda/stream.c). */

@@ -795,9 +795,8 @@ static __attribute__((noipa)) int64_t dot_bool_avx2(const void *xv, const void *
 }
 #endif
 
-AI void dot_int(int dt, int sq, KARGS) {
-  tally__part loc;
-  tally__part_init(&loc, TALLY__FAM_DOT, 0);
+/* Σ x·y (Σ x² when sq) modulo 2^64, exact where it does not wrap. */
+AI uint64_t dot_int_total(int dt, int sq, const void *x, const void *y, int64_t sx, int64_t sy, int64_t n) {
   const void *yy = sq ? x : y;
   int64_t sy2 = sq ? sx : sy, i = 0;
   vul a[4] = {0};
@@ -874,8 +873,28 @@ AI void dot_int(int dt, int sq, KARGS) {
   vul t = (a[0] + a[1]) + (a[2] + a[3]);
   uint64_t total = 0;
   for (int l = 0; l < 8; l++) total += t[l];
-  loc.wide = total;
+  return total;
+}
+
+AI void dot_int(int dt, int sq, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_DOT, 0);
+  loc.wide = dot_int_total(dt, sq, x, y, sx, sy, n);
   tally__part_merge(acc, &loc, TALLY__FAM_DOT);
+  (void)idx0, (void)kp;
+}
+
+/* NORM2 of bool and 8/16-bit integers: squares below 2^32 summed exactly in integers (the
+ * vector code of SUMSQ, which takes chunks of at most TALLY__CHUNK elements), then once to
+ * f64, exact (below 2^48). dot_float's f64 lanes summed the same integers exactly too, so
+ * the part is the same, bit for bit, at several times the speed (7-21 GB/s on the H200's host, 16 threads, 2026-11-30: the
+ * whole NORM2 at 0.12-0.38 x its pinned copy where SUMSQ read 1.27-1.95). */
+AI void norm2_small_int(int dt, KARGS) {
+  tally__part loc;
+  tally__part_init(&loc, TALLY__FAM_DOT, 0);
+  loc.hi = (double)dot_int_total(dt, 1, x, x, sx, sx, n);
+  tally__part_merge(acc, &loc, TALLY__FAM_DOT);
+  (void)y, (void)sy, (void)idx0, (void)kp;
 }
 
 /* kp->exact here means "integers as doubles" (NORM2 of integers). */
@@ -884,6 +903,10 @@ AI void k_dot(int dt, KARGS) {
   if (!IS_FLOAT(dt) && !kp->exact) {
     if (sq) dot_int(dt, 1, acc, x, y, sx, sy, n, idx0, kp);
     else dot_int(dt, 0, acc, x, y, sx, sy, n, idx0, kp);
+    return;
+  }
+  if (!IS_FLOAT(dt) && sq && DT_SIZE(dt) <= 2 && n <= TALLY__CHUNK) {
+    norm2_small_int(dt, acc, x, y, sx, sy, n, idx0, kp);
     return;
   }
   int fast = kp->fast && IS_FLOAT(dt), ign = kp->ignore_nan && IS_FLOAT(dt);
@@ -1870,11 +1893,13 @@ typedef int32_t aff_vi __attribute__((vector_size(16)));
         RD(dt, p, ((4 * (v) + 2) * piece + (i)) * (st)), RD(dt, p, ((4 * (v) + 3) * piece + (i)) * (st))})
 
 /* The whole chunk of floats in scalar type T through lane vectors VT (mask type MT), then the eight
- * pieces' maps composed in order into loc's (A, B) through the STORE statement. */
-#define AFFINE_PIECES(T, VT, MT, RD, one, STORE)                                            \
+ * pieces' maps composed in order into loc's (A, B) through the STORE statement. BLOCKS, an
+ * expression, may compose each piece's first elements into A and B first and gives how
+ * many it did. */
+#define AFFINE_PIECES(T, VT, MT, RD, one, BLOCKS, STORE)                                    \
   do {                                                                                      \
     VT A[2] = {{one, one, one, one}, {one, one, one, one}}, B[2] = {{0}, {0}};               \
-    for (int64_t i = 0; i < piece; i++)                                                     \
+    for (int64_t i = (BLOCKS); i < piece; i++)                                              \
       for (int v = 0; v < 2; v++) {                                                         \
         VT a = AFFINE_LD4(VT, RD, x, sx, v, i), b = AFFINE_LD4(VT, RD, y, sy, v, i);         \
         if (ign) {                                                                          \
@@ -1915,14 +1940,20 @@ AI int64_t affine_piece(int64_t n, int k) { return n / k > 64 ? n / k - 33 : n /
  * lanes of a vector. Each piece's block of 16 bytes is first composed in groups of four
  * (one-byte) or two (two-byte) maps in 32-bit lanes, where a group's (A, B) is held
  * exactly (unsigned below 2^32: u8 255^4 + 255^3 + 255^2 + 255; signed below 2^31 in
- * magnitude), then the four groups step the pieces' chains, each step a 64-bit value times
- * a group's 32-bit A in two 32 x 32 multiplies (signed: its magnitude, and the product's
- * sign after). On the 2-core Xeon VM (2026-11-30, one thread) u8 took 0.38-0.44 ns an
- * element against 0.83-1.37 for the four chains in general registers. */
-/* 64-bit lanes times the 32-bit magnitudes in m's low halves, modulo 2^64. */
-AI __m256i aff_mul_q(__m256i a, __m256i m) {
-  const __m256i lo = _mm256_mul_epu32(a, m), hi = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m);
-  return _mm256_add_epi64(lo, _mm256_slli_epi64(hi, 32));
+ * magnitude); bytes in pairs by vpmaddwd first. Two groups are then composed into one in
+ * 64-bit lanes (32 x 32-bit products, exact), and that steps the pieces' chains: a 64 x
+ * 64-bit multiply modulo 2^64 (three vpmuludq), which needs no sign handling. One chain
+ * step per two groups, and none of the signed types' sign juggling, took i8 from 0.50 to
+ * 0.30 ns an element and u8 from 0.37 to 0.30 (i16 0.72 to 0.48, u16 0.60 to 0.47; one
+ * thread of the 2-core Xeon VM, 2026-11-30) against stepping each group as 64 x 32 bits
+ * (signed: by its magnitude, the sign applied after); four chains in general registers
+ * had taken u8 0.83-1.37. */
+/* a·m modulo 2^64, lane by lane. */
+AI __m256i aff_mul64(__m256i a, __m256i m) {
+  const __m256i lo = _mm256_mul_epu32(a, m);
+  const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), m),
+                                         _mm256_mul_epu32(a, _mm256_srli_epi64(m, 32)));
+  return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
 }
 /* r[i][j] <-> r[j][i] for four vectors of four 64-bit lanes. */
 AI void aff_transpose(__m256i r[4]) {
@@ -1940,15 +1971,13 @@ AI void aff_groups(int dt, const void *p, const void *q, __m256i *GA, __m256i *G
   const int sgn = dt == TALLY_I8 || dt == TALLY_I16;
   __m256i a, b; /* pairs' first and second elements in the 32-bit halves of each 64-bit lane */
   if (dt == TALLY_U8 || dt == TALLY_I8) {
+    /* pairs of maps (first e, then o) in 32-bit lanes by vpmaddwd (16-bit factors, exact):
+     * A = ae·ao, B = be·ao + bo·1 */
     const __m256i a16 = sgn ? _mm256_cvtepi8_epi16(ra) : _mm256_cvtepu8_epi16(ra),
                   b16 = sgn ? _mm256_cvtepi8_epi16(rb) : _mm256_cvtepu8_epi16(rb);
-    /* pairs of elements in 32-bit lanes (|product| < 2^16 and 2^14 + 2^7 signed) */
-    const __m256i ae = sgn ? _mm256_srai_epi32(_mm256_slli_epi32(a16, 16), 16) : _mm256_and_si256(a16, _mm256_set1_epi32(0xffff)),
-                  be = sgn ? _mm256_srai_epi32(_mm256_slli_epi32(b16, 16), 16) : _mm256_and_si256(b16, _mm256_set1_epi32(0xffff)),
-                  ao = sgn ? _mm256_srai_epi32(a16, 16) : _mm256_srli_epi32(a16, 16),
-                  bo = sgn ? _mm256_srai_epi32(b16, 16) : _mm256_srli_epi32(b16, 16);
-    a = _mm256_mullo_epi32(ae, ao);
-    b = _mm256_add_epi32(_mm256_mullo_epi32(be, ao), bo);
+    const __m256i ao = _mm256_srli_epi32(a16, 16); /* (ao, 0) */
+    a = _mm256_madd_epi16(_mm256_blend_epi16(a16, _mm256_setzero_si256(), 0xAA), ao);
+    b = _mm256_madd_epi16(_mm256_blend_epi16(b16, _mm256_set1_epi16(1), 0xAA), _mm256_blend_epi16(ao, b16, 0xAA));
   } else {
     a = sgn ? _mm256_cvtepi16_epi32(ra) : _mm256_cvtepu16_epi32(ra);
     b = sgn ? _mm256_cvtepi16_epi32(rb) : _mm256_cvtepu16_epi32(rb);
@@ -1974,21 +2003,126 @@ AI int64_t aff_blocks(int dt, const char *p0, const char *q0, int64_t q, int es,
     for (int l = 0; l < 4; l++) aff_groups(dt, p0 + (l * q + i) * es, q0 + (l * q + i) * es, &GA[l], &GB[l]);
     aff_transpose(GA);
     aff_transpose(GB);
-    for (int g = 0; g < 4; g++) {
-      if (sgn) {
-        const __m256i m = _mm256_abs_epi32(GA[g]), neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), GA[g]);
-        vA = _mm256_sub_epi64(_mm256_xor_si256(aff_mul_q(vA, m), neg), neg);
-        vB = _mm256_add_epi64(_mm256_sub_epi64(_mm256_xor_si256(aff_mul_q(vB, m), neg), neg), GB[g]);
-      } else {
-        vA = aff_mul_q(vA, GA[g]);
-        vB = _mm256_add_epi64(aff_mul_q(vB, GA[g]), GB[g]);
-      }
+    for (int g = 0; g < 4; g += 2) { /* groups g, g + 1 composed (exact), then one step */
+      const __m256i cA = sgn ? _mm256_mul_epi32(GA[g + 1], GA[g]) : _mm256_mul_epu32(GA[g + 1], GA[g]);
+      const __m256i cB = _mm256_add_epi64(sgn ? _mm256_mul_epi32(GA[g + 1], GB[g]) : _mm256_mul_epu32(GA[g + 1], GB[g]), GB[g + 1]);
+      vA = aff_mul64(vA, cA);
+      vB = _mm256_add_epi64(aff_mul64(vB, cA), cB);
     }
   }
   _mm256_storeu_si256((__m256i *)A, vA);
   _mm256_storeu_si256((__m256i *)B, vB);
   return i;
 }
+#endif
+
+#if defined(__AVX2__) && defined(__F16C__)
+/* f16 and bf16, contiguous (AVX2 and up): AFFINE_PIECES's gather, element by element, read
+ * f16 at 19.5 GB/s on the H200's 16-thread host (2026-11-30), under the 49 that keep up
+ * with its PCIe copy. Here each step of four elements loads four of each piece at once
+ * (pieces l and l + 4 in the halves of one register: one vcvtph2ps, or a shift, for eight
+ * pieces' values) and transposes them in each 128-bit half, so that register t holds
+ * element i + t of pieces 0-3 (low half) and 4-7 (high): AFFINE_PIECES's lanes. Each lane
+ * then takes AFFINE_PIECES's steps in its order, with its values (the conversions are
+ * exact): the same bits. FAST steps the eight lanes in floats, DEFAULT in doubles. */
+AI void affh_rows(int dt, const uint16_t *p, int64_t piece, int64_t i, __m256 c[4]) {
+  for (int k = 0; k < 4; k++) { /* c[k]: piece k's elements i..i+3 | piece k + 4's */
+    const __m128i lo = _mm_loadl_epi64((const __m128i *)(p + k * piece + i));
+    const __m128i h = _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(lo), (const double *)(p + (k + 4) * piece + i)));
+    c[k] = dt == TALLY_F16 ? _mm256_cvtph_ps(h) : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+  }
+  const __m256 t0 = _mm256_unpacklo_ps(c[0], c[1]), t1 = _mm256_unpacklo_ps(c[2], c[3]),
+               t2 = _mm256_unpackhi_ps(c[0], c[1]), t3 = _mm256_unpackhi_ps(c[2], c[3]);
+  c[0] = _mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0));
+  c[1] = _mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2));
+  c[2] = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  c[3] = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+/* DEFAULT: lanes in doubles (A[v], B[v]: pieces 4v..4v+3); returns the elements done. */
+AI int64_t affh_blocks_pd(int dt, int ign, const void *x, const void *y, int64_t piece, aff_vd A[2], aff_vd B[2]) {
+  int64_t i = 0;
+#if defined(__AVX512F__)
+  /* The eight lanes in one 512-bit register: half the conversions and steps of two
+   * 256-bit ones. One thread of the 2-core Xeon VM (2026-11-30): f16 0.57 ns a map against
+   * 0.71 in two; on the H200's host pageable f16 went from 0.97 to 1.27 x the pinned copy. */
+  __m512d zA = _mm512_insertf64x4(_mm512_castpd256_pd512((__m256d)A[0]), (__m256d)A[1], 1),
+          zB = _mm512_insertf64x4(_mm512_castpd256_pd512((__m256d)B[0]), (__m256d)B[1], 1);
+  for (; i + 4 <= piece; i += 4) {
+    __m256 ca[4], cb[4];
+    affh_rows(dt, (const uint16_t *)x, piece, i, ca);
+    affh_rows(dt, (const uint16_t *)y, piece, i, cb);
+    for (int t = 0; t < 4; t++) {
+      const __m512d a = _mm512_cvtps_pd(ca[t]), b = _mm512_cvtps_pd(cb[t]);
+      const __m512d nB = _mm512_add_pd(_mm512_mul_pd(a, zB), b), nA = _mm512_mul_pd(a, zA);
+      if (ign) {
+        const __mmask8 ok = _mm512_cmp_pd_mask(a, a, _CMP_ORD_Q) & _mm512_cmp_pd_mask(b, b, _CMP_ORD_Q);
+        zA = _mm512_mask_mov_pd(zA, ok, nA);
+        zB = _mm512_mask_mov_pd(zB, ok, nB);
+      } else {
+        zA = nA;
+        zB = nB;
+      }
+    }
+  }
+  A[0] = (aff_vd)_mm512_castpd512_pd256(zA), A[1] = (aff_vd)_mm512_extractf64x4_pd(zA, 1);
+  B[0] = (aff_vd)_mm512_castpd512_pd256(zB), B[1] = (aff_vd)_mm512_extractf64x4_pd(zB, 1);
+  return i;
+#else
+  __m256d vA[2] = {(__m256d)A[0], (__m256d)A[1]}, vB[2] = {(__m256d)B[0], (__m256d)B[1]};
+  for (; i + 4 <= piece; i += 4) {
+    __m256 ca[4], cb[4];
+    affh_rows(dt, (const uint16_t *)x, piece, i, ca);
+    affh_rows(dt, (const uint16_t *)y, piece, i, cb);
+    for (int t = 0; t < 4; t++)
+      for (int v = 0; v < 2; v++) {
+        const __m256d a = _mm256_cvtps_pd(v ? _mm256_extractf128_ps(ca[t], 1) : _mm256_castps256_ps128(ca[t]));
+        const __m256d b = _mm256_cvtps_pd(v ? _mm256_extractf128_ps(cb[t], 1) : _mm256_castps256_ps128(cb[t]));
+        const __m256d nB = _mm256_add_pd(_mm256_mul_pd(a, vB[v]), b), nA = _mm256_mul_pd(a, vA[v]);
+        if (ign) {
+          const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(a, a, _CMP_ORD_Q), _mm256_cmp_pd(b, b, _CMP_ORD_Q));
+          vA[v] = _mm256_blendv_pd(vA[v], nA, ok);
+          vB[v] = _mm256_blendv_pd(vB[v], nB, ok);
+        } else {
+          vA[v] = nA;
+          vB[v] = nB;
+        }
+      }
+  }
+  for (int v = 0; v < 2; v++) A[v] = (aff_vd)vA[v], B[v] = (aff_vd)vB[v];
+  return i;
+#endif
+}
+/* FAST: the eight lanes in floats (A[v], B[v]: pieces 4v..4v+3); returns the elements done. */
+AI int64_t affh_blocks_ps(int dt, int ign, const void *x, const void *y, int64_t piece, aff_vf A[2], aff_vf B[2]) {
+  __m256 vA = _mm256_set_m128((__m128)A[1], (__m128)A[0]), vB = _mm256_set_m128((__m128)B[1], (__m128)B[0]);
+  int64_t i = 0;
+  for (; i + 4 <= piece; i += 4) {
+    __m256 ca[4], cb[4];
+    affh_rows(dt, (const uint16_t *)x, piece, i, ca);
+    affh_rows(dt, (const uint16_t *)y, piece, i, cb);
+    for (int t = 0; t < 4; t++) {
+      const __m256 a = ca[t], b = cb[t];
+      const __m256 nB = _mm256_add_ps(_mm256_mul_ps(a, vB), b), nA = _mm256_mul_ps(a, vA);
+      if (ign) {
+        const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(a, a, _CMP_ORD_Q), _mm256_cmp_ps(b, b, _CMP_ORD_Q));
+        vA = _mm256_blendv_ps(vA, nA, ok);
+        vB = _mm256_blendv_ps(vB, nB, ok);
+      } else {
+        vA = nA;
+        vB = nB;
+      }
+    }
+  }
+  A[0] = (aff_vf)_mm256_castps256_ps128(vA), A[1] = (aff_vf)_mm256_extractf128_ps(vA, 1);
+  B[0] = (aff_vf)_mm256_castps256_ps128(vB), B[1] = (aff_vf)_mm256_extractf128_ps(vB, 1);
+  return i;
+}
+#define AFFH_OK(dt) (((dt) == TALLY_F16 || (dt) == TALLY_BF16) && sx == 1 && sy == 1)
+#define AFFH_BLOCKS_PD (AFFH_OK(dt) ? affh_blocks_pd(dt, ign, x, y, piece, A, B) : 0)
+#define AFFH_BLOCKS_PS (AFFH_OK(dt) ? affh_blocks_ps(dt, ign, x, y, piece, A, B) : 0)
+#else
+#define AFFH_BLOCKS_PD 0
+#define AFFH_BLOCKS_PS 0
 #endif
 
 AI void affine_body(int dt, int fast, int ign, KARGS) {
@@ -1999,7 +2133,7 @@ AI void affine_body(int dt, int fast, int ign, KARGS) {
     /* Exact, so any grouping: four pieces, in general registers (AVX2 has no 64 x 64-bit
      * vector multiply; its emulation was slower than one chain), or for 1- and 2-byte
      * elements in vector lanes after groups of them are composed in 32 bits, where a
-     * 64 x 32-bit multiply takes two vpmuludq (aff_blocks). */
+     * 64 x 64-bit multiply takes three vpmuludq (aff_blocks). */
     const int64_t q = affine_piece(n, 4);
     uint64_t A[4] = {1, 1, 1, 1}, B[4] = {0, 0, 0, 0};
     int64_t i0 = 0;
@@ -2022,9 +2156,9 @@ AI void affine_body(int dt, int fast, int ign, KARGS) {
     loc.k0 = (int64_t)A[0];
     loc.k1 = (int64_t)B[0];
   } else if (fast && dt != TALLY_F64) {
-    AFFINE_PIECES(float, aff_vf, aff_vi, rd_f, 1.0f, (loc.hi = sA[0], loc.lo = sB[0]));
+    AFFINE_PIECES(float, aff_vf, aff_vi, rd_f, 1.0f, AFFH_BLOCKS_PS, (loc.hi = sA[0], loc.lo = sB[0]));
   } else {
-    AFFINE_PIECES(double, aff_vd, aff_vl, rd_d, 1.0, (loc.hi = sA[0], loc.lo = sB[0]));
+    AFFINE_PIECES(double, aff_vd, aff_vl, rd_d, 1.0, AFFH_BLOCKS_PD, (loc.hi = sA[0], loc.lo = sB[0]));
   }
   tally__part_merge(acc, &loc, TALLY__FAM_AFFINE);
 }

@@ -282,6 +282,14 @@ tally_status tally__cpu_reduce_run(tally_context *ctx, const tally__problem *p, 
   return TALLY_OK;
 }
 
+double tally__cpu_norm2_f64(tally_context *ctx, const tally__problem *p, const void *in, int64_t len,
+                            double ss) {
+  plan_t pl;
+  plan_init(&pl, (tally__cpu_ctx *)ctx, p);
+  slice_t s = {in, NULL, len};
+  return norm2_f64(&pl, &s, ss);
+}
+
 /* ------------------------------------------------------------ which kernels are fast */
 
 /* On every ISA: sums, dot products and extremes of 4- and 8-byte elements (NaNs not
@@ -309,18 +317,19 @@ bool tally__cpu_reads_at_memory_speed(const tally_context *ctx, tally__family fa
                                       bool ignore_nan) {
   const tally__cpu_ctx *c = (const tally__cpu_ctx *)ctx;
   /* AFFINE (runs 210-211, 2026-11-30, the H200's Xeon host, 2^26, pageable, x the pinned
-   * copy), which supersedes the AFFINE notes above: the 1- and 2-byte integers' kernels
-   * are the same AVX2 code in both builds; on the host u8 0.85-1.05, i16 0.96-1.06, u16
-   * 1.18-1.35, bf16 0.80-0.97 (streamed 0.77-0.79), but i8 0.68 and f16 0.35 (their
-   * kernels compose at 39 and 19 GB/s on 16 threads), which stream faster (0.74-0.78).
+   * copy), which supersedes the AFFINE notes above: on the host u8 0.85-1.05, i16
+   * 0.96-1.06, u16 1.18-1.35, bf16 0.80-0.97 (streamed 0.77-0.79), but i8 0.68 and f16
+   * 0.35 (kernels composing at 39 and 19 GB/s on 16 threads), which streamed faster
+   * (0.74-0.78) until run 216 (kernels.c: affh_rows, aff_blocks): on the host i8 1.01,
+   * u8 1.08, i16 1.36, u16 1.38, f16 0.97 (1.27 in run 217, in 512-bit lanes), bf16 0.99
+   * (1.25); with the AVX2 kernels 1.04, 1.06, 1.20, 1.10, 0.96, 0.99; streamed i8 0.76,
+   * f16 0.73.
    * (AFFINE of bool is refused before it gets here.) */
-  const bool affine_streams = fam == TALLY__FAM_AFFINE && (dt == TALLY_I8 || dt == TALLY_F16);
   switch (c->isa) { /* AVX-512, AVX2: NaNs propagated and ignored measured alike */
   case TALLY__ISA_AVX512:
-    return !affine_streams;
+    return true;
   case TALLY__ISA_AVX2:
-    if (fam == TALLY__FAM_VAR) return dt != TALLY_F16;
-    return !affine_streams;
+    return fam != TALLY__FAM_VAR || dt != TALLY_F16;
   default: { /* no vector kernels measured: sums, dot products and extremes of 4- and 8-byte
                 elements, which read at memory speed from a few threads even in scalar code;
                 not floats with NaNs ignored */

@@ -8,6 +8,7 @@
 #include "core/gpu_host.h"
 #include "core/gpu_hist.h"
 #include "core/gpu_scan.h"
+#include "cpu/cpu.h"
 #include "variants.h"
 
 #include <inttypes.h>
@@ -469,6 +470,18 @@ static tally_status check_pointers(tally__cuda_ctx *c, const tally__problem *p, 
   return TALLY_OK;
 }
 
+/* NORM2 of an f64 input the host reduced (tally__cuda_host_reduces): its rescue, where
+ * needed, on the host too, as the cpu device does it (the same bits). */
+typedef struct {
+  tally_context *cpu;
+  const tally__problem *p;
+  const void *in;
+} host_norm2_env;
+static double host_norm2_f64(void *env, double ss) {
+  const host_norm2_env *e = env;
+  return tally__cpu_norm2_f64(e->cpu, e->p, e->in, e->p->n, ss);
+}
+
 /* The best variant (reduce_best.clh) on slices [k0, k1). */
 static tally_status run_best(job_t *j, int64_t k0, int64_t k1, tally__part *parts) {
   tally__gpu_part *g = malloc((size_t)(k1 - k0) * sizeof *g);
@@ -503,8 +516,11 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   if ((s = check_pointers(c, p, in, in2, out, streaming))) goto done;
   if (streaming) {
     tally__part acc;
+    host_norm2_env env = {NULL, p, in};
+    const bool rescue_on_host = on_host && p->op == TALLY_NORM2 && p->dtype == TALLY_F64;
+    if (rescue_on_host && (s = tally__host_cpu(&c->base, &c->cpu, &env.cpu))) goto done;
     if (!(s = tally__cuda_stream(c, p, in, in2, &acc)))
-      s = tally__finalize(ctx, p, 0, p->n, &acc, out, 0, s1, NULL, NULL);
+      s = tally__finalize(ctx, p, 0, p->n, &acc, out, 0, s1, host_norm2_f64, &env);
     goto done;
   }
   if (mapped) {

@@ -53,12 +53,15 @@ static bool stream_shape(const tally__problem *p) {
   if (p->in_mem != TALLY_MEM_HOST || p->out_mem != TALLY_MEM_HOST) return false;
   if (p->offsets || p->nslices != 1 || p->rows > 1 || p->cstride[0] != 1) return false;
   if (tally__op_binary(p->op) && p->cstride[1] != 1) return false;
-  if (p->op == TALLY_NORM2 && p->dtype == TALLY_F64) return false; /* may need a second pass */
   return true;
 }
 
+/* NORM2 of f64 may need a second pass over the input (its rescue, scaled): the host does
+ * it where it reduces the whole input (reduce.c), but the GPU's chunks are gone by then. */
+static bool norm2_f64(const tally__problem *p) { return p->op == TALLY_NORM2 && p->dtype == TALLY_F64; }
+
 bool tally__cuda_can_stream(const tally__problem *p) {
-  return stream_shape(p) && p->n * (int64_t)tally_dtype_size(p->dtype) >= STREAM_MIN_BYTES;
+  return stream_shape(p) && !norm2_f64(p) && p->n * (int64_t)tally_dtype_size(p->dtype) >= STREAM_MIN_BYTES;
 }
 
 static tally_status alloc_buffers(tally__cuda_ctx *c, int ninputs) {
@@ -268,6 +271,8 @@ tally_status tally__cuda_stream(tally__cuda_ctx *c, const tally__problem *p, con
     if (p->opt.progress) p->opt.progress(n, n, p->opt.progress_user);
     return TALLY_OK;
   }
+  if (norm2_f64(p)) /* tally__cuda_can_stream and tally__cuda_host_reduces keep it out */
+    return tally__fail(&c->base, TALLY_EINTERNAL, "streaming NORM2 of f64 to the GPU (its rescue pass would have no input)");
   if ((s = alloc_buffers(c, ninputs))) return s;
   CUfunction fn;
   int contig = fam != TALLY__FAM_AFFINE; /* AFFINE: contiguous runs per thread, in order */

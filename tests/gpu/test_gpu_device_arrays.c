@@ -179,6 +179,10 @@ static double bound_one(tally_op op, tally_dtype dt, tally_dtype odt, int64_t n,
                   nn * eps * eps;
       return bm / d + U64 * S + uo * S;
     }
+    case TALLY_NORM2: { /* sqrt halves the sum of squares' relative error (DOT's bound) */
+      double rel = dt == TALLY_F64 ? U64 + nn * nn * 0x1p-104 : nn * U64;
+      return S * rel / 2 + uo * S;
+    }
     case TALLY_AFFINE: /* f64 accumulation in some association, then the rounding */
       return uo * S + 4 * nn * U64 * (which == 0 ? S : st->bscale);
     default:
@@ -188,7 +192,7 @@ static double bound_one(tally_op op, tally_dtype dt, tally_dtype odt, int64_t n,
 
 static int exact_op(tally_op op, tally_dtype dt, tally_dtype odt) {
   return !is_float(odt) || !(op == TALLY_SUM || op == TALLY_DOT || op == TALLY_MEAN ||
-                             op == TALLY_VAR || op == TALLY_AFFINE);
+                             op == TALLY_VAR || op == TALLY_AFFINE || op == TALLY_NORM2);
 }
 
 /* Compare `count` result values of odt; returns 1 when all agree. */
@@ -479,7 +483,8 @@ static void part_matrix(kind k, CUcontext expect_current) {
  * kernel, larger ones sent by DMA from where they are); at a 16-byte boundary and one
  * element past it; and, pageable and pinned, with opt.host_input = TALLY_HOST_INPUT_DEVICE,
  * whose bits must be those of the GPU's ways forced by the switches. Checked against the
- * cpu device like the rest. */
+ * cpu device like the rest. NORM2 of f64 twice, the second time with squares that
+ * overflow (its rescue pass, on the host where the host reduces it). */
 /* The ops stream.c reduces on the host from pageable memory on every ISA (what
  * tally__cpu_reads_at_memory_speed says of any CPU). */
 static int host_reduced(tally_op op, tally_dtype dt) {
@@ -487,7 +492,7 @@ static int host_reduced(tally_op op, tally_dtype dt) {
   int fam = op == TALLY_SUM || op == TALLY_MEAN || op == TALLY_DOT || op == TALLY_SUMSQ ||
             op == TALLY_NORM2 || op == TALLY_MIN || op == TALLY_MAX || op == TALLY_MINMAX ||
             op == TALLY_ARGMIN || op == TALLY_ARGMAX;
-  return fam && (es == 4 || es == 8) && !(op == TALLY_NORM2 && dt == TALLY_F64);
+  return fam && (es == 4 || es == 8);
 }
 
 static void part_host(void) {
@@ -498,6 +503,7 @@ static void part_host(void) {
       {TALLY_DOT, TALLY_F64, 0, 0},    {TALLY_ARGMIN, TALLY_I64, 0, 0}, {TALLY_MAX, TALLY_U32, 0, 0},
       {TALLY_SUM, TALLY_U8, 0, 0},     {TALLY_VAR, TALLY_I16, 0, 0},  {TALLY_PROD, TALLY_F32, 0, 0},
       {TALLY_ARGMAX, TALLY_F16, 0, 0}, {TALLY_VAR, TALLY_F32, 0, 0},  {TALLY_COUNT_NONZERO, TALLY_I16, 0, 0},
+      {TALLY_NORM2, TALLY_F64, 0, 0},  {TALLY_NORM2, TALLY_F64, 0, 1}, {TALLY_NORM2, TALLY_U16, 0, 0},
   };
   static const int64_t hsizes[] = {4099, 262147, 1048583, 6000011};
   int nsizes = quick ? 3 : 4, f0 = tg_failures;
@@ -541,9 +547,13 @@ static void part_host(void) {
             fill(x, o.dt, n, &r, o.op == TALLY_AFFINE || o.op == TALLY_PROD); /* PROD: near 1, no underflow */
             if (y) fill(y, o.dt, n, &r, 0);
             if (o.op == TALLY_ARGMAX || o.op == TALLY_ARGMIN || o.op == TALLY_MINMAX) plant_ties(x, o.dt, n, &r);
+            if (o.op == TALLY_NORM2 && o.big) /* here: squares that overflow, so the rescue pass runs */
+              for (int64_t i = 0; i < n; i++) ((double *)x)[i] *= 0x1p600;
+            if (o.op == TALLY_NORM2 && o.dt == TALLY_U16) /* squares of up to 2^32 */
+              for (int64_t i = 0; i < n; i++) ((uint16_t *)x)[i] = (uint16_t)tt_rng_below(&r, 65536);
             char what[160];
-            snprintf(what, sizeof what, "[host %s] %s %s n=%" PRId64 " offset=%d", mode_name[mode],
-                     tally_op_name(o.op), tally_dtype_name(o.dt), n, off);
+            snprintf(what, sizeof what, "[host %s] %s %s%s n=%" PRId64 " offset=%d", mode_name[mode],
+                     tally_op_name(o.op), tally_dtype_name(o.dt), o.op == TALLY_NORM2 && o.big ? " (x 2^600)" : "", n, off);
             tally_options opt;
             tally_options_init(&opt);
             opt.ddof = o.ddof;
