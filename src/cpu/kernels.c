@@ -887,8 +887,9 @@ AI void dot_int(int dt, int sq, KARGS) {
 /* NORM2 of bool and 8/16-bit integers: squares below 2^32 summed exactly in integers (the
  * vector code of SUMSQ, which takes chunks of at most TALLY__CHUNK elements), then once to
  * f64, exact (below 2^48). dot_float's f64 lanes summed the same integers exactly too, so
- * the part is the same, bit for bit, at several times the speed (7-21 GB/s on the H200's host, 16 threads, 2026-11-30: the
- * whole NORM2 at 0.12-0.38 x its pinned copy where SUMSQ read 1.27-1.95). */
+ * the part is the same, bit for bit, at SUMSQ's speed (the f64 lanes: 7-21 GB/s on the
+ * H200's host, 16 threads, 2026-11-30; the whole NORM2 at 0.12-0.38 x its pinned copy
+ * where SUMSQ read 1.27-1.95; now 1.6-2.7). */
 AI void norm2_small_int(int dt, KARGS) {
   tally__part loc;
   tally__part_init(&loc, TALLY__FAM_DOT, 0);
@@ -1878,11 +1879,13 @@ AI void k_bitxor(int dt, KARGS) { bit_body(dt, 2, acc, x, y, sx, sy, n, idx0, kp
  * depend neither on threads nor on the ISA (the same IEEE operations per lane). With NaNs
  * ignored a map with a NaN coefficient is skipped: its lane keeps its value (a select,
  * not a step by (1, 0), which would turn a B of −0.0 into +0.0). Integers wrap modulo
- * 2^64: exact, any grouping. */
+ * 2^64: exact, any grouping. f16, bf16 and f32 step in f64 lanes in FAST as in DEFAULT,
+ * as the GPU kernels do: in f32 lanes the long products of near-one maps reach the
+ * subnormals within a piece, and FAST ran 4-14 x slower than DEFAULT there (f32 0.42
+ * GB/s against 5.8 on the 2-core Xeon VM; f16 on the H200's host 17 GB/s against 67,
+ * 2026-11-30). */
 typedef double aff_vd __attribute__((vector_size(32)));
-typedef float aff_vf __attribute__((vector_size(16)));
 typedef int64_t aff_vl __attribute__((vector_size(32)));
-typedef int32_t aff_vi __attribute__((vector_size(16)));
 
 /* (A, B) ← (a, b) ∘ (A, B), as tally__part_merge composes AFFINE parts. */
 #define AFFINE_STEP(A, B, a, b) ((B) = (a) * (B) + (b), (A) = (a) * (A))
@@ -2092,40 +2095,13 @@ AI int64_t affh_blocks_pd(int dt, int ign, const void *x, const void *y, int64_t
   return i;
 #endif
 }
-/* FAST: the eight lanes in floats (A[v], B[v]: pieces 4v..4v+3); returns the elements done. */
-AI int64_t affh_blocks_ps(int dt, int ign, const void *x, const void *y, int64_t piece, aff_vf A[2], aff_vf B[2]) {
-  __m256 vA = _mm256_set_m128((__m128)A[1], (__m128)A[0]), vB = _mm256_set_m128((__m128)B[1], (__m128)B[0]);
-  int64_t i = 0;
-  for (; i + 4 <= piece; i += 4) {
-    __m256 ca[4], cb[4];
-    affh_rows(dt, (const uint16_t *)x, piece, i, ca);
-    affh_rows(dt, (const uint16_t *)y, piece, i, cb);
-    for (int t = 0; t < 4; t++) {
-      const __m256 a = ca[t], b = cb[t];
-      const __m256 nB = _mm256_add_ps(_mm256_mul_ps(a, vB), b), nA = _mm256_mul_ps(a, vA);
-      if (ign) {
-        const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(a, a, _CMP_ORD_Q), _mm256_cmp_ps(b, b, _CMP_ORD_Q));
-        vA = _mm256_blendv_ps(vA, nA, ok);
-        vB = _mm256_blendv_ps(vB, nB, ok);
-      } else {
-        vA = nA;
-        vB = nB;
-      }
-    }
-  }
-  A[0] = (aff_vf)_mm256_castps256_ps128(vA), A[1] = (aff_vf)_mm256_extractf128_ps(vA, 1);
-  B[0] = (aff_vf)_mm256_castps256_ps128(vB), B[1] = (aff_vf)_mm256_extractf128_ps(vB, 1);
-  return i;
-}
 #define AFFH_OK(dt) (((dt) == TALLY_F16 || (dt) == TALLY_BF16) && sx == 1 && sy == 1)
 #define AFFH_BLOCKS_PD (AFFH_OK(dt) ? affh_blocks_pd(dt, ign, x, y, piece, A, B) : 0)
-#define AFFH_BLOCKS_PS (AFFH_OK(dt) ? affh_blocks_ps(dt, ign, x, y, piece, A, B) : 0)
 #else
 #define AFFH_BLOCKS_PD 0
-#define AFFH_BLOCKS_PS 0
 #endif
 
-AI void affine_body(int dt, int fast, int ign, KARGS) {
+AI void affine_body(int dt, int ign, KARGS) {
   tally__part loc;
   tally__part_init(&loc, TALLY__FAM_AFFINE, 0);
   const int64_t piece = affine_piece(n, 8);
@@ -2155,22 +2131,15 @@ AI void affine_body(int dt, int fast, int ign, KARGS) {
     for (int l = 1; l < 4; l++) AFFINE_STEP(A[0], B[0], A[l], B[l]);
     loc.k0 = (int64_t)A[0];
     loc.k1 = (int64_t)B[0];
-  } else if (fast && dt != TALLY_F64) {
-    AFFINE_PIECES(float, aff_vf, aff_vi, rd_f, 1.0f, AFFH_BLOCKS_PS, (loc.hi = sA[0], loc.lo = sB[0]));
-  } else {
+  } else { /* f16, bf16, f32 in f64 lanes in FAST too (see above) */
     AFFINE_PIECES(double, aff_vd, aff_vl, rd_d, 1.0, AFFH_BLOCKS_PD, (loc.hi = sA[0], loc.lo = sB[0]));
   }
   tally__part_merge(acc, &loc, TALLY__FAM_AFFINE);
 }
 
 AI void k_affine(int dt, KARGS) {
-  if (kp->fast) {
-    if (kp->ignore_nan) affine_body(dt, 1, 1, acc, x, y, sx, sy, n, idx0, kp);
-    else affine_body(dt, 1, 0, acc, x, y, sx, sy, n, idx0, kp);
-  } else {
-    if (kp->ignore_nan) affine_body(dt, 0, 1, acc, x, y, sx, sy, n, idx0, kp);
-    else affine_body(dt, 0, 0, acc, x, y, sx, sy, n, idx0, kp);
-  }
+  if (kp->ignore_nan) affine_body(dt, 1, acc, x, y, sx, sy, n, idx0, kp);
+  else affine_body(dt, 0, acc, x, y, sx, sy, n, idx0, kp);
 }
 
 /* ------------------------------------------------------------ instantiation and table */

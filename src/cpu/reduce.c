@@ -311,8 +311,9 @@ double tally__cpu_norm2_f64(tally_context *ctx, const tally__problem *p, const v
  *     propagated or ignored, against 0.67-0.96 streamed, but VAR of f16 (0.66 and 0.81 on
  *     the host, 0.79 and 0.72 streamed: under 0.9 either way) and AFFINE of 8/16-bit
  *     integers and f16 (0.41-0.82 on the host, 0.77-0.80 streamed; AFFINE of 4/8-byte
- *     types 1.87-2.12, bf16 1.05). Before that the row came from a 2-core AMD EPYC without
- *     a GPU (kernels reading at 0.7 x its read probe): a subset of this one. */
+ *     types 1.87-2.12, bf16 1.05); AFFINE joined the row in run 216 (below). Before that
+ *     the row came from a 2-core AMD EPYC without a GPU (kernels reading at 0.7 x its
+ *     read probe): a subset of this one. */
 bool tally__cpu_reads_at_memory_speed(const tally_context *ctx, tally__family fam, tally_dtype dt,
                                       bool ignore_nan) {
   const tally__cpu_ctx *c = (const tally__cpu_ctx *)ctx;
