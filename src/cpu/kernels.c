@@ -2027,7 +2027,7 @@ AI int64_t aff_blocks(int dt, const char *p0, const char *q0, int64_t q, int es,
  * pieces' values) and transposes them in each 128-bit half, so that register t holds
  * element i + t of pieces 0-3 (low half) and 4-7 (high): AFFINE_PIECES's lanes. Each lane
  * then takes AFFINE_PIECES's steps in its order, with its values (the conversions are
- * exact): the same bits. FAST steps the eight lanes in floats, DEFAULT in doubles. */
+ * exact): the same bits. FAST and DEFAULT both step the eight lanes in doubles. */
 AI void affh_rows(int dt, const uint16_t *p, int64_t piece, int64_t i, __m256 c[4]) {
   for (int k = 0; k < 4; k++) { /* c[k]: piece k's elements i..i+3 | piece k + 4's */
     const __m128i lo = _mm_loadl_epi64((const __m128i *)(p + k * piece + i));
