@@ -1,5 +1,6 @@
 /* Public entry points: validate, then hand whole problems to the context's backend. */
 #include "internal.h"
+#include "stage_trace.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@ static tally_status check_mem(tally_context *ctx, const char *arg, const tally_a
 static tally_status run(tally_context *ctx, tally_op op, const tally_array *in,
                         const tally_array *in2, tally_array *out, const tally_options *opt,
                         const int64_t *offsets, int64_t nseg) {
+  TALLY__STAGE(0);
   if (!ctx) return tally__fail(NULL, TALLY_EINVAL, "ctx: NULL pointer");
   tally__problem p;
   tally_status s = tally__validate(ctx, op, in, in2, out, opt, offsets, nseg, true, &p);
@@ -23,6 +25,7 @@ static tally_status run(tally_context *ctx, tally_op op, const tally_array *in,
       (s = check_mem(ctx, "out", out)))
     return s;
   if ((s = ctx->backend->check(ctx, &p))) return s;
+  TALLY__STAGE(1);
   int64_t s0, s1;
   tally__out_strides(&p, out, &s0, &s1);
   return ctx->backend->reduce(ctx, &p, in->data, in2 ? in2->data : NULL, out->data, s0, s1, NULL);

@@ -8,24 +8,33 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+void tally__gpu_defs_key(const tally__problem *p, tally__family fam, int contig, int block,
+                         tally__gpu_key *k) {
+  bool is_int = tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;
+  const int v[TALLY__GPU_KEY_N] = {
+      (int)p->dtype, (int)fam, p->opt.nan == TALLY_NAN_IGNORE && !is_int,
+      /* Flags that change nothing are 0, so that no kernel is compiled twice: FAST
+       * matters only for f64 sums and dots (narrower floats are summed in f64 either
+       * way), EXACT only for integer sums and dots, SQUARE only for dots. */
+      p->opt.accuracy == TALLY_ACCURACY_FAST && p->dtype == TALLY_F64 &&
+          (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT),
+      is_int && (p->op == TALLY_MEAN || p->op == TALLY_NORM2) &&
+          (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT),
+      (p->op == TALLY_SUMSQ || p->op == TALLY_NORM2) && fam == TALLY__FAM_DOT,
+      tally__op_binary(p->op), contig, !p->offsets && p->rows > 1, fam == TALLY__FAM_AFFINE, block};
+  memcpy(k->v, v, sizeof v);
+}
 
 void tally__gpu_defs(const tally__problem *p, tally__family fam, int contig, int block, char *defs,
                      size_t len) {
-  bool is_int = tally__dtype_kind(p->dtype) != TALLY__KIND_FLOAT;
-  int two_d = !p->offsets && p->rows > 1;
+  tally__gpu_key k;
+  tally__gpu_defs_key(p, fam, contig, block, &k);
   snprintf(defs, len,
            "-DDT=%d -DFAM=%d -DIGN=%d -DFAST=%d -DEXACT=%d -DSQUARE=%d -DHAS_Y=%d -DCONTIG=%d "
            "-DTWO_D=%d -DORDERED=%d -DBLOCK=%d",
-           (int)p->dtype, (int)fam, p->opt.nan == TALLY_NAN_IGNORE && !is_int,
-           /* Flags that change nothing are 0, so that no kernel is compiled twice: FAST
-            * matters only for f64 sums and dots (narrower floats are summed in f64 either
-            * way), EXACT only for integer sums and dots, SQUARE only for dots. */
-           p->opt.accuracy == TALLY_ACCURACY_FAST && p->dtype == TALLY_F64 &&
-               (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT),
-           is_int && (p->op == TALLY_MEAN || p->op == TALLY_NORM2) &&
-               (fam == TALLY__FAM_SUM || fam == TALLY__FAM_DOT),
-           (p->op == TALLY_SUMSQ || p->op == TALLY_NORM2) && fam == TALLY__FAM_DOT,
-           tally__op_binary(p->op), contig, two_d, fam == TALLY__FAM_AFFINE, block);
+           k.v[0], k.v[1], k.v[2], k.v[3], k.v[4], k.v[5], k.v[6], k.v[7], k.v[8], k.v[9], k.v[10]);
 }
 
 void tally__input_span(const tally__problem *p, int which, int64_t *lo, int64_t *hi) {

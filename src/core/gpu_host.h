@@ -14,6 +14,14 @@
  * for every GPU backend, so both compile the same specialisations. */
 void tally__gpu_defs(const tally__problem *p, tally__family fam, int contig, int block, char *defs,
                      size_t len);
+/* The values those definitions hold, in their order: two problems with equal keys get the
+ * same kernel (a backend may remember its kernels by key, not by the -D text). */
+#define TALLY__GPU_KEY_N 11
+typedef struct {
+  int v[TALLY__GPU_KEY_N];
+} tally__gpu_key;
+void tally__gpu_defs_key(const tally__problem *p, tally__family fam, int contig, int block,
+                         tally__gpu_key *k);
 
 /* The element span [lo, hi] (offsets from element 0, in elements; lo <= 0 <= hi) that
  * input `which` (0: in, 1: in2) of a problem touches: what a GPU backend copies. */

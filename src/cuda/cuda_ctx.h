@@ -3,6 +3,7 @@
 #define TALLY_CUDA_CTX_H
 
 #include "core/internal.h"
+#include "core/gpu_host.h"
 #include "core/gpu_scan.h"
 #include "core/part.h"
 #include "cu_api.h"
@@ -59,6 +60,10 @@ typedef struct {
   CUdeviceptr ladder_buf[2]; size_t ladder_bytes;
   CUdeviceptr ladder_small;
   CUfunction gmax_fn; int64_t gmax; /* tally__cuda_gmax's last answer */
+  /* reduce_best's kernels by the values of their -D definitions (tally__cuda_best_fn): a
+   * call's -D text and the module list's string keys cost 0.9 us of an 11 us call. */
+  struct { tally__gpu_key key; CUfunction fn; } best_memo[8];
+  int best_memo_n, best_memo_next;
   /* Scans (scan.c): the ladder's parts, segment heads, a result for host outputs; and
    * scan_1pass's block counter and tile slots, cleared only when allocated or when the
    * epoch comes round (scan_epoch 0: clear first), the counter at scan_base. */

@@ -8,6 +8,7 @@
 #include "core/gpu_host.h"
 #include "core/gpu_hist.h"
 #include "core/gpu_scan.h"
+#include "core/stage_trace.h"
 #include "cpu/cpu.h"
 #include "variants.h"
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BLOCK TALLY_CUDA_BLOCK
 #define MAX_SLICES_PER_LAUNCH 65535 /* grid y */
@@ -117,12 +119,13 @@ static tally_status place_input(tally__cuda_ctx *c, const tally__problem *p, int
 /* Device addresses of such an input; false where it does not qualify. */
 static bool map_pinned(tally__cuda_ctx *c, const tally__problem *p, const void *in, const void *in2,
                        CUdeviceptr *dx, CUdeviceptr *dy) {
-  const char *how = getenv("TALLY_CUDA_PINNED");
-  const bool force = how && strcmp(how, "map") == 0, never = how && strcmp(how, "dma") == 0;
-  int64_t es = (int64_t)tally_dtype_size(p->dtype);
-  if (never || p->in_mem != TALLY_MEM_HOST || p->offsets || p->nslices != 1 || p->rows > 1 ||
+  if (p->in_mem != TALLY_MEM_HOST || p->offsets || p->nslices != 1 || p->rows > 1 ||
       p->cstride[0] != 1 || (in2 && p->cstride[1] != 1))
     return false;
+  const char *how = getenv("TALLY_CUDA_PINNED"); /* after those: device inputs skip it */
+  const bool force = how && strcmp(how, "map") == 0, never = how && strcmp(how, "dma") == 0;
+  int64_t es = (int64_t)tally_dtype_size(p->dtype);
+  if (never) return false;
   if (!force && p->n * es >= MAP_MAX_BYTES) return false;
   const void *ins[2] = {in, in2};
   CUdeviceptr *outs[2] = {dx, dy};
@@ -174,9 +177,25 @@ void tally__cuda_defs(const tally__problem *p, tally__family fam, int contig, ch
 tally_status tally__cuda_best_fn(tally__cuda_ctx *c, const tally__problem *p, tally__family fam,
                                  int contig, CUfunction *fn) {
   static const char *const srcs[] = {"reduce_part.clh", "reduce_best.clh", NULL};
+  /* UNROLL, the one other definition, is the same for the whole process. */
+  tally__gpu_key key;
+  tally__gpu_defs_key(p, fam, contig, BLOCK, &key);
+  for (int i = 0; i < c->best_memo_n; i++)
+    if (memcmp(&c->best_memo[i].key, &key, sizeof key) == 0) {
+      *fn = c->best_memo[i].fn;
+      return TALLY_OK;
+    }
   char defs[256];
   tally__cuda_defs(p, fam, contig, defs, sizeof defs);
-  return tally__cuda_kernel_get(c, srcs, defs, "reduce_best", fn);
+  tally_status s = tally__cuda_kernel_get(c, srcs, defs, "reduce_best", fn);
+  if (s) return s;
+  const int cap = (int)(sizeof c->best_memo / sizeof c->best_memo[0]);
+  int slot = c->best_memo_next;
+  c->best_memo_next = (slot + 1) % cap;
+  if (c->best_memo_n < cap) c->best_memo_n++;
+  c->best_memo[slot].key = key;
+  c->best_memo[slot].fn = *fn;
+  return TALLY_OK;
 }
 
 void tally__cuda_arch_sm_limits(const char *arch, tally__cuda_sm_limits *lim) {
@@ -332,19 +351,34 @@ int64_t tally__cuda_blocks_for(tally__cuda_ctx *c, CUfunction fn, int64_t len, i
 /* Wait for a launch of nb slices whose last blocks set their flags to seq once their parts
  * are in host memory (reduce_best.clh, result_store). Watching the flags returns as soon as
  * the parts are there, without waiting for the kernel to retire and the stream to say so
- * (docs/DECISIONS.md, "Waiting on flags"). The stream is asked now and then, so a kernel
- * that failed (and so set no flag) is reported, not waited on forever. *missing: the
- * stream ended with a flag unset (never expected). */
+ * (docs/DECISIONS.md, "Waiting on flags"). The stream is asked every QUERY_NS, so a kernel
+ * that failed (and so set no flag) is reported, not waited on forever. Not more often: a
+ * query takes 1.6 us on an H200 host, and a flag set meanwhile waits for it to return
+ * (asked every 64 looks, the wait spent most of its time in queries). *missing: the stream
+ * ended with a flag unset (never expected). */
+#define QUERY_NS 20000
+
+static int64_t mono_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 static CUresult wait_flags(tally__cuda_ctx *c, int64_t nb, unsigned long long seq, int *missing) {
   const unsigned long long *flag =
       (const unsigned long long *)((const char *)c->results_host + (size_t)nb * sizeof(tally__gpu_part));
   int64_t k = 0; /* flags 0 .. k-1 seen */
   *missing = 0;
+  int64_t next_query = 0; /* 0: the clock not read yet */
   for (unsigned spin = 1;; spin++) {
     /* Acquire: the parts, written before each flag, are read after it. */
     while (k < nb && __atomic_load_n(&flag[k], __ATOMIC_ACQUIRE) == seq) k++;
     if (k == nb) return CUDA_SUCCESS_;
-    if (spin % 64) continue; /* a driver query costs about as much as 64 looks */
+    if (spin % 64) continue; /* the clock itself costs a few looks */
+    int64_t now = mono_ns();
+    if (!next_query) next_query = now + QUERY_NS;
+    if (now < next_query) continue;
+    next_query = now + QUERY_NS;
     CUresult r = c->cu->cuStreamQuery(c->stream);
     if (r == CUDA_ERROR_NOT_READY_) continue;
     if (r) return r;
@@ -363,6 +397,7 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
   CUfunction fn;
   tally_status s = tally__cuda_best_fn(c, p, fam, contig, &fn);
   if (s) return s;
+  TALLY__STAGE(5);
   int64_t maxlen = 0;
   for (int64_t k = k0; k < k1; k++) {
     int64_t l = slice_len(p, k);
@@ -373,6 +408,7 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
   if (G > 1 && MAX_PARTIALS / G < per_launch) per_launch = MAX_PARTIALS / G > 0 ? MAX_PARTIALS / G : 1;
   int64_t nb_max = per_launch < k1 - k0 ? per_launch : k1 - k0;
   if ((s = tally__cuda_scratch(c, G, nb_max, nb_max))) return s;
+  TALLY__STAGE(6);
   for (int64_t b0 = k0; b0 < k1; b0 += per_launch) {
     int64_t nb = k1 - b0 < per_launch ? k1 - b0 : per_launch;
     long long n = p->n, cols = p->cols, ss0 = p->slice_stride[0], ss1 = p->slice_stride[1];
@@ -388,8 +424,10 @@ static tally_status launch_slices(job_t *j, tally__family fam, int64_t k0, int64
                     &scale, &idx0, &kshift, &kgiven, &gmax, &partials, &counters, &results, &seq};
     CUresult r = c->cu->cuLaunchKernel(fn, (unsigned)G, (unsigned)nb, 1, BLOCK, 1, 1, 0,
                                        c->stream, args, NULL);
+    TALLY__STAGE(7);
     int missing = 0;
     if (!r) r = seq ? wait_flags(c, nb, seq, &missing) : c->cu->cuStreamSynchronize(c->stream);
+    TALLY__STAGE(8);
     if (r || missing) {
       tally_status e = r ? tally__cuda_fail(c, r, "the reduce_best kernel")
                          : tally__fail(&c->base, TALLY_EBACKEND, "cuda: the reduce_best kernel "
@@ -503,6 +541,7 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   tally_status s = tally__cuda_variant_find(ctx, p, &v);
   if (s) return s;
   if ((s = tally__cuda_enter(c))) return s;
+  TALLY__STAGE(2);
   job_t j = {c, p, tally__family_of(p->op, p->dtype), 0, 0, 0};
   tally__part *parts = NULL;
   void *out_host = out;   /* where finalize writes: out itself, or a host copy of its span */
@@ -514,6 +553,7 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   bool mapped = !on_host && !v.ladder && total_elements(p) > 0 && map_pinned(c, p, in, in2, &mx, &my);
   bool streaming = on_host || (!mapped && !v.ladder && tally__cuda_can_stream(p));
   if ((s = check_pointers(c, p, in, in2, out, streaming))) goto done;
+  TALLY__STAGE(3);
   if (streaming) {
     tally__part acc;
     host_norm2_env env = {NULL, p, in};
@@ -557,12 +597,14 @@ tally_status tally__cuda_reduce(tally_context *ctx, const tally__problem *p, con
   int64_t round = p->nslices < SLICES_PER_ROUND ? p->nslices : SLICES_PER_ROUND;
   parts = malloc((size_t)round * sizeof *parts);
   if (!parts) { s = tally__fail(ctx, TALLY_ENOMEM, "cuda: no host memory for %" PRId64 " parts", round); goto done; }
+  TALLY__STAGE(4);
   for (int64_t k0 = 0; k0 < p->nslices && !s; k0 += round) {
     int64_t k1 = k0 + round < p->nslices ? k0 + round : p->nslices;
     s = v.ladder ? tally__cuda_ladder_run(c, p, v.ladder, j.x, j.y, k0, k1, parts)
                  : run_best(&j, k0, k1, parts);
     if (s) break;
     s = tally__gpu_finalize_slices(ctx, p, k0, k1, parts, out_host, s0, s1, launch_one, &j);
+    TALLY__STAGE(9);
   }
   if (!s && out_copy) {
     CUresult r = c->cu->cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)out + (CUdeviceptr)(out_lo * rs),
@@ -576,7 +618,9 @@ done:
   /* Host inputs were copied asynchronously: make sure nothing still reads them. A device
    * input needs no wait: what may still run is the last block's exit, past every read. */
   if (p->in_mem != TALLY_MEM_DEVICE || s) c->cu->cuStreamSynchronize(c->stream);
+  TALLY__STAGE(10);
   tally__cuda_leave(c);
+  TALLY__STAGE(11);
   return s;
 }
 

@@ -62,6 +62,21 @@ typedef unsigned long long u64;
 /* A flag another block sets while this one waits on it: read again on every call. */
 #define LOAD_VOLATILE_U64(p) (*(volatile const unsigned long long *)(p))
 #define STORE_VOLATILE_U64(p, v) (*(volatile unsigned long long *)(p) = (v))
+/* Release and acquire in one instruction, where a fence and a plain access were two (an
+ * H200 call of reduce_best, launch to result on the host: 0.3-0.4 us less at 2^10-2^20).
+ * ticket_acq_rel_u32: add 1 and return the old value; this thread's earlier writes are
+ * visible to whoever acquires the new value, and it sees the writes released by those
+ * before it. store_release_sys_u64: a flag that a host thread reads; every earlier write of
+ * this thread (to mapped host memory too) is visible before it. */
+#define HAVE_RELEASE_ACQUIRE 1
+INLINE u32 ticket_acq_rel_u32(GLOBAL u32 *p) {
+  u32 old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory");
+  return old;
+}
+INLINE void store_release_sys_u64(GLOBAL u64 *p, u64 v) {
+  asm volatile("st.release.sys.global.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+}
 /* Two 64-bit words that other blocks write during this launch: each word is read (and
  * written) whole, never torn, though the pair is two accesses; from L2, never a stale L1
  * line. For data that validates itself word by word (scan.clh's tagged carry slots), so no

@@ -98,5 +98,6 @@ INLINE void store_vec16(GLOBAL void *p, const vec16 *v) {
 
 /* No portable shuffles: work-group trees go through local memory. */
 #define HAVE_SHUFFLE 0
+#define HAVE_RELEASE_ACQUIRE 0 /* fences and plain atomics (reduce_best.clh) */
 #define NANOSLEEP(ns) ((void)0) /* no such hint */
 #define WARP 32
