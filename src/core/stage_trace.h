@@ -1,7 +1,9 @@
 /* Developer aid, off unless built with cmake -DTALLY_STAGE_TRACE=ON: host-clock stamps at
  * the stages of a CUDA reduce call (TALLY__STAGE(k), k = 0 .. 15; 0 starts a call), whose
  * per-stage medians a traced build writes to stderr at exit (stage_trace.c). Release
- * builds compile every stamp to nothing. Where a call's 11 us went (docs/DECISIONS.md, "A
+ * builds compile every stamp to nothing. A stage's time runs from the latest earlier stage
+ * stamped, so with several launches in one call (many slices), stages 7 and 8 of the
+ * second include the first's wait. Where a call's 11 us went (docs/DECISIONS.md, "A
  * call's fixed cost"):
  *   1 validation and the backend's check   6 block count, scratch
  *   2 variant, context push                 7 cuLaunchKernel

@@ -68,6 +68,7 @@ typedef unsigned long long u64;
  * visible to whoever acquires the new value, and it sees the writes released by those
  * before it. store_release_sys_u64: a flag that a host thread reads; every earlier write of
  * this thread (to mapped host memory too) is visible before it. */
+#if __CUDA_ARCH__ >= 700 /* release and acquire came with sm_70; before, the fences */
 #define HAVE_RELEASE_ACQUIRE 1
 INLINE u32 ticket_acq_rel_u32(GLOBAL u32 *p) {
   u32 old;
@@ -77,6 +78,9 @@ INLINE u32 ticket_acq_rel_u32(GLOBAL u32 *p) {
 INLINE void store_release_sys_u64(GLOBAL u64 *p, u64 v) {
   asm volatile("st.release.sys.global.u64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
 }
+#else
+#define HAVE_RELEASE_ACQUIRE 0
+#endif
 /* Two 64-bit words that other blocks write during this launch: each word is read (and
  * written) whole, never torn, though the pair is two accesses; from L2, never a stale L1
  * line. For data that validates itself word by word (scan.clh's tagged carry slots), so no
