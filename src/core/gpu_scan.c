@@ -22,6 +22,13 @@ static int scan_op_code(tally_op op) {
   }
 }
 
+int tally__gpu_scan_binned(const tally__scan_problem *p, int64_t ntiles) {
+  if (p->op != TALLY_SUM || p->dtype != TALLY_F64 || p->accuracy == TALLY_ACCURACY_FAST) return 0;
+  const char *force = getenv("TALLY_SCAN_CARRIES");
+  if (force && (strcmp(force, "binary") == 0 || strcmp(force, "radix") == 0)) return 0;
+  return ntiles <= TALLY__SCAN_BIN_MAX_TILES;
+}
+
 void tally__gpu_scan_plan_shape(const tally__scan_problem *p, int *block, int *items, int *minb) {
   const size_t esize = tally_dtype_size(p->dtype);
   /* By default per thread 96 bytes of input (8-byte elements: 12, 4-byte: 24, 2-byte:
@@ -69,9 +76,14 @@ void tally__gpu_scan_plan_build(const tally__scan_problem *p, int block, int ite
   /* Flags that change nothing are 0, so no kernel is compiled twice: NaN handling and
    * accuracy matter for floats only, and accuracy not for MIN and MAX. */
   int minmax = p->op == TALLY_MIN || p->op == TALLY_MAX;
-  snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DDT=%d -DSOP=%d -DRDT=%d -DIGN=%d -DFAST=%d -DBLOCK=%d -DITEMS=%d -DMINB=%d%s",
+  /* CARRY_BINNED=0: the compensated f64 sum's tree of carries, where it may not carry in
+   * bins (the kernel's default). */
+  const int tree = p->op == TALLY_SUM && p->dtype == TALLY_F64 && p->accuracy != TALLY_ACCURACY_FAST &&
+                   !tally__gpu_scan_binned(p, pl->ntiles);
+  snprintf(pl->defs, sizeof pl->defs, "-DFAM=0 -DDT=%d -DSOP=%d -DRDT=%d -DIGN=%d -DFAST=%d -DBLOCK=%d -DITEMS=%d -DMINB=%d%s%s",
            (int)p->dtype, scan_op_code(p->op), (int)p->rdtype, fl && p->nan == TALLY_NAN_IGNORE,
-           fl && !minmax && p->accuracy == TALLY_ACCURACY_FAST, block, pl->items, pl->minb, more_defs);
+           fl && !minmax && p->accuracy == TALLY_ACCURACY_FAST, block, pl->items, pl->minb,
+           tree ? " -DCARRY_BINNED=0" : "", more_defs);
   tally__gpu_defs_extra(pl->defs, sizeof pl->defs);
 }
 

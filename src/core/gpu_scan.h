@@ -18,6 +18,11 @@
  * the clearing has written). */
 #define TALLY__SCAN_EPOCHS 1024u
 
+/* The most tiles a launch whose compensated f64 sum carries its tiles' totals in bins
+ * (scan.clh CARRY_BINS): two values a tile, each adding less than 2^26 to a bin's sum,
+ * which must stay within 48 signed bits (2^21 x 2^26 = 2^47). */
+#define TALLY__SCAN_BIN_MAX_TILES ((int64_t)1 << 20)
+
 /* A launch of scan_tiles, worked out once for a validated problem. */
 typedef struct {
   int block, items;      /* the tile: block threads x items elements */
@@ -37,6 +42,11 @@ int tally__gpu_scan_supported(const tally__scan_problem *p);
 /* Whether p scans 4-byte elements into 4-byte results, one input: the tiles whose warp
  * transposition fits in 128 bytes a thread (32 elements). */
 int tally__gpu_scan_narrow(const tally__scan_problem *p);
+
+/* Whether p's scan of ntiles tiles carries in bins (scan.clh CARRY_BINS): the compensated
+ * f64 sum, up to TALLY__SCAN_BIN_MAX_TILES tiles, unless TALLY_SCAN_CARRIES (binary or
+ * radix, for measuring and tests) asks for a tree. */
+int tally__gpu_scan_binned(const tally__scan_problem *p, int64_t ntiles);
 
 /* Plan p on tiles of `block` threads x `items` elements, `minb` blocks resident per SM
  * (items, minb 0: the defaults of gpu_scan.c). TALLY_SCAN_TILE=BxIxM in the environment

@@ -4,6 +4,7 @@
  * call, and at exit writes each stage's median, 10th and 90th percentiles to stderr.
  * One thread at a time (it is for timing one caller's calls). */
 #include "stage_trace.h"
+#include "clock.h"
 
 #ifdef TALLY_STAGE_TRACE
 #include <stdio.h>
@@ -18,14 +19,8 @@ static int stamped[STAGES];
 static float *delta[STAGES];
 static int ndelta[STAGES];
 
-static long long now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 void tally__stage(int k) {
-  long long t = now_ns();
+  long long t = (long long)tally__now_ns();
   if (k < 0 || k >= STAGES) return;
   stamp[k] = t;
   stamped[k] = 1;

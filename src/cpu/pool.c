@@ -7,6 +7,7 @@
  * and read only after a successful claim (acquire), and the caller does not return, nor
  * publish the next job, until every claimed task has finished. */
 #include "pool.h"
+#include "core/clock.h"
 
 #include <limits.h>
 #include <linux/futex.h>
@@ -65,12 +66,6 @@ static int64_t work(tally__pool *p, uint32_t gen, tally__progress_fn progress, v
   }
 }
 
-static int64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Sleeping workers wait on a futex rather than a condition variable: a broadcast makes
  * every woken worker take the condition's mutex in turn before it may run, so the last of
  * 15 started some 20 µs after the call (Xeon, 2026-11-26); from a futex all wake at once.
@@ -94,11 +89,11 @@ static void *worker(void *arg) {
   uint32_t seen = 0;
   for (;;) {
     uint64_t t = atomic_load_explicit(&p->ticket, memory_order_acquire);
-    int64_t until = now_ns() + SPIN_NS;
+    int64_t until = tally__now_ns() + SPIN_NS;
     for (int spin = 1; gen_of(t) == seen; spin++) {
       CPU_RELAX();
       t = atomic_load_explicit(&p->ticket, memory_order_acquire);
-      if ((spin & 255) == 0 && now_ns() > until) break;
+      if ((spin & 255) == 0 && tally__now_ns() > until) break;
     }
     if (gen_of(t) == seen) {
       uint32_t w = atomic_load(&p->wakes);

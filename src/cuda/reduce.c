@@ -3,6 +3,7 @@
  * slices, and finalize each slice's part on the host with the rules every backend shares
  * (core/finalize.c). */
 #include "cuda_ctx.h"
+#include "core/clock.h"
 #include "core/finalize.h"
 #include "core/gpu_part.h"
 #include "core/gpu_host.h"
@@ -269,10 +270,12 @@ int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, 
           sp.width = sp.op == TALLY_AFFINE ? 2 : 1;
           tally__gpu_scan_plan pl;
           /* Some shapes depend on the length, and so does the tree of carries (scan.c,
-           * carry_radix): 0 elements take the radix-32 tree for every op that has one but
-           * the compensated f64 sum, 2^23 that sum's, 2^30 the binary indexed tree. */
-          static const int64_t lengths[] = {0, (int64_t)1 << 23, (int64_t)1 << 30};
-          for (int li = 0; li < 3; li++) {
+           * carry_radix): 0 elements take the radix-32 tree for every op that has one,
+           * 2^30 the binary indexed tree; the compensated f64 sum carries in bins up to
+           * 2^20 tiles (tally__gpu_scan_binned) and takes the binary tree beyond, at 2^35. */
+          static const int64_t lengths[] = {0, (int64_t)1 << 23, (int64_t)1 << 30, (int64_t)1 << 35};
+          const int binned = sp.op == TALLY_SUM && sp.dtype == TALLY_F64 && acc != TALLY_ACCURACY_FAST;
+          for (int li = 0; li < (binned ? 4 : 3); li++) {
             sp.n = lengths[li];
             tally__cuda_scan_plan(&sp, &lim, &pl);
             fn(scan_srcs, pl.defs, user);
@@ -358,12 +361,6 @@ int64_t tally__cuda_blocks_for(tally__cuda_ctx *c, CUfunction fn, int64_t len, i
  * ended with a flag unset (never expected). */
 #define QUERY_NS 20000
 
-static int64_t mono_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 static CUresult wait_flags(tally__cuda_ctx *c, int64_t nb, unsigned long long seq, int *missing) {
   const unsigned long long *flag =
       (const unsigned long long *)((const char *)c->results_host + (size_t)nb * sizeof(tally__gpu_part));
@@ -375,7 +372,7 @@ static CUresult wait_flags(tally__cuda_ctx *c, int64_t nb, unsigned long long se
     while (k < nb && __atomic_load_n(&flag[k], __ATOMIC_ACQUIRE) == seq) k++;
     if (k == nb) return CUDA_SUCCESS_;
     if (spin % 64) continue; /* the clock itself costs a few looks */
-    int64_t now = mono_ns();
+    int64_t now = tally__now_ns();
     if (!next_query) next_query = now + QUERY_NS;
     if (now < next_query) continue;
     next_query = now + QUERY_NS;

@@ -212,7 +212,9 @@ int tally__cuda_scan_shared_bytes(const tally__scan_problem *p, int block, int i
  * binary, was level with run 196's binary tree).
  * Run 197 (three rounds, 2^20-2^26, f64 SUM and PROD) confirmed these against the binary
  * tree, but for the compensated f64 sum below 1,024 tiles (2^22 elements), 1-4 % slower
- * (run 195: 0.5-0.7 %): it keeps the binary tree there.
+ * (run 195: 0.5-0.7 %): it kept the binary tree there. The compensated f64 sum now
+ * carries in bins (scan.clh CARRY_BINS; runs 230-236) and takes a tree only where
+ * TALLY_SCAN_CARRIES asks for one or beyond TALLY__SCAN_BIN_MAX_TILES (the binary tree).
  * The binary tree waits for fewer of its nodes at a time but builds them a level a trip;
  * the radix tree's levels come in fewer trips but are folded one after another, which
  * costs more as the levels fill. TALLY_SCAN_CARRIES=binary or radix (for measuring and
@@ -227,6 +229,7 @@ static int carry_radix(const tally__scan_problem *p, int64_t ntiles) {
   if (force && strcmp(force, "radix") == 0) return 1;
   const size_t es = tally_dtype_size(p->dtype);
   int64_t most = 4096;
+  if (tally__gpu_scan_binned(p, ntiles)) return 0; /* binned carries, no tree */
   if (p->op == TALLY_SUM && p->accuracy != TALLY_ACCURACY_FAST && ntiles < 1024) return 0;
   if (p->op == TALLY_AFFINE) most = es == 2 ? (int64_t)1 << 16 : 2048;
   else if (p->op == TALLY_PROD && es == 2 && p->accuracy == TALLY_ACCURACY_FAST) most = (int64_t)1 << 15;

@@ -96,6 +96,8 @@ INLINE void store_relaxed_u64x2(GLOBAL u64 *p, u64 a, u64 b) {
 #define BITS_F32(f) __float_as_uint(f)
 #define AS_F64(u) __longlong_as_double((i64)(u))
 #define BITS_F64(d) ((u64)__double_as_longlong(d))
+/* Leading zero bits of a nonzero u64. */
+#define CLZ64(u) __clzll((i64)(u))
 /* f64 to f32 rounded up (the smallest float not below) and down (the largest not above). */
 #define F64_TO_F32_UP(d) __double2float_ru(d)
 #define F64_TO_F32_DOWN(d) __double2float_rd(d)
@@ -170,14 +172,22 @@ INLINE void copy_async16(LOCAL_PTR vec16 *dst, const GLOBAL void *src) {
 #define BALLOT(p) __ballot_sync(0xffffffffu, (p))
 #define FFS(x) __ffs(x)
 #define SYNCWARP() __syncwarp()
-/* Sum and bitwise or of a 32-bit value over the warp's lanes, every lane getting it: one
+/* Sum, maximum and bitwise or of a 32-bit value over the warp's lanes, every lane getting it: one
  * instruction from sm_80 (redux.sync), five shuffle steps before. */
 #if __CUDA_ARCH__ >= 800
 #define REDUCE_ADD_U32(v) __reduce_add_sync(0xffffffffu, (u32)(v))
+#define REDUCE_MAX_U32(v) __reduce_max_sync(0xffffffffu, (u32)(v))
 #define REDUCE_OR_U32(v) __reduce_or_sync(0xffffffffu, (u32)(v))
 #else
 INLINE u32 reduce_add_u32_(u32 v) {
   for (int d = 16; d; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
+  return v;
+}
+INLINE u32 reduce_max_u32_(u32 v) {
+  for (int d = 16; d; d /= 2) {
+    const u32 o = __shfl_xor_sync(0xffffffffu, v, d);
+    v = o > v ? o : v;
+  }
   return v;
 }
 INLINE u32 reduce_or_u32_(u32 v) {
@@ -185,6 +195,7 @@ INLINE u32 reduce_or_u32_(u32 v) {
   return v;
 }
 #define REDUCE_ADD_U32(v) reduce_add_u32_((u32)(v))
+#define REDUCE_MAX_U32(v) reduce_max_u32_((u32)(v))
 #define REDUCE_OR_U32(v) reduce_or_u32_((u32)(v))
 #endif
 /* Whether any thread of the block passes a nonzero value (and a block barrier). */

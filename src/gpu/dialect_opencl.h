@@ -73,6 +73,8 @@ INLINE void atomic_add_f64_cas(volatile __global ulong *p, double v) {
 #define BITS_F32(f) as_uint(f)
 #define AS_F64(u) as_double((ulong)(u))
 #define BITS_F64(d) as_ulong(d)
+/* Leading zero bits of a nonzero u64. */
+#define CLZ64(u) ((int)clz((ulong)(u)))
 #define FMA(a, b, c) fma((a), (b), (c))
 #define SQRT(x) sqrt(x)
 
