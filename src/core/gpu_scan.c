@@ -89,6 +89,10 @@ void tally__gpu_scan_plan_build(const tally__scan_problem *p, int block, int ite
 
 void tally__gpu_scan_ladder_plan_make(const tally__scan_problem *p, int block, tally__gpu_scan_plan *pl) {
   tally__gpu_scan_plan_make(p, block, 0, 0, pl);
+  /* The ladder's builds leave the production kernels out, so their carries' definition
+   * means nothing there: dropped, so that the kernel is the same at every length. */
+  char *tree = strstr(pl->defs, " -DCARRY_BINNED=0");
+  if (tree) memmove(tree, tree + 17, strlen(tree + 17) + 1);
   size_t used = strlen(pl->defs);
   snprintf(pl->defs + used, sizeof pl->defs - used, " -DSCAN_LADDER=1");
 }

@@ -45,7 +45,8 @@ int tally__gpu_scan_narrow(const tally__scan_problem *p);
 
 /* Whether p's scan of ntiles tiles carries in bins (scan.clh CARRY_BINS): the compensated
  * f64 sum, up to TALLY__SCAN_BIN_MAX_TILES tiles, unless TALLY_SCAN_CARRIES (binary or
- * radix, for measuring and tests) asks for a tree. */
+ * radix, for measuring and tests) asks for a tree: on CUDA that tree, on OpenCL its
+ * binary tree. */
 int tally__gpu_scan_binned(const tally__scan_problem *p, int64_t ntiles);
 
 /* Plan p on tiles of `block` threads x `items` elements, `minb` blocks resident per SM

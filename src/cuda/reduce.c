@@ -272,7 +272,8 @@ int tally__cuda_each_spec(const char *arch, void (*fn)(const char *const *srcs, 
           /* Some shapes depend on the length, and so does the tree of carries (scan.c,
            * carry_radix): 0 elements take the radix-32 tree for every op that has one,
            * 2^30 the binary indexed tree; the compensated f64 sum carries in bins up to
-           * 2^20 tiles (tally__gpu_scan_binned) and takes the binary tree beyond, at 2^35. */
+           * 2^20 tiles (tally__gpu_scan_binned) and takes the binary tree beyond, at 2^35
+           * (its radix tree, only where TALLY_SCAN_CARRIES=radix asks, is not listed). */
           static const int64_t lengths[] = {0, (int64_t)1 << 23, (int64_t)1 << 30, (int64_t)1 << 35};
           const int binned = sp.op == TALLY_SUM && sp.dtype == TALLY_F64 && acc != TALLY_ACCURACY_FAST;
           for (int li = 0; li < (binned ? 4 : 3); li++) {

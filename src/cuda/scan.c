@@ -230,7 +230,6 @@ static int carry_radix(const tally__scan_problem *p, int64_t ntiles) {
   const size_t es = tally_dtype_size(p->dtype);
   int64_t most = 4096;
   if (tally__gpu_scan_binned(p, ntiles)) return 0; /* binned carries, no tree */
-  if (p->op == TALLY_SUM && p->accuracy != TALLY_ACCURACY_FAST && ntiles < 1024) return 0;
   if (p->op == TALLY_AFFINE) most = es == 2 ? (int64_t)1 << 16 : 2048;
   else if (p->op == TALLY_PROD && es == 2 && p->accuracy == TALLY_ACCURACY_FAST) most = (int64_t)1 << 15;
   return ntiles <= most;

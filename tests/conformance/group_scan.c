@@ -770,6 +770,44 @@ static void overflow(tc_run *R) {
   }
 }
 
+/* The compensated f64 sum near the top of the range: totals 2^1023, -2^1005, 2^1023 in
+ * three far-apart elements (zeros between, so each lands in its own GPU tile), whose sum
+ * 2^1024 - 2^1005 is finite though the first and last alone would overflow. The binned
+ * carries (src/gpu/scan.clh) once turned that into +Inf: the top bin's limb alone was
+ * 2^1024. Every prefix must be finite and within the bound. */
+static void near_overflow(tc_run *R) {
+  static const int64_t ns[] = {3 * 4096 + 5, 3 * 65536 + 5};
+  for (int k = 0; k < 8; k++) {
+    uint64_t id;
+    if (!tc_begin(R, &id)) continue;
+    const int64_t n = ns[k & 1];
+    const int excl = (k >> 1) & 1, neg = (k >> 2) & 1;
+    double *x = tc_alloc((size_t)n * 8), *out = tc_alloc((size_t)n * 8);
+    for (int64_t i = 0; i < n; i++) x[i] = 0.0;
+    const double s = neg ? -1.0 : 1.0;
+    x[0] = s * 0x1p1023;
+    x[n / 3] = -s * 0x1p1005;
+    x[2 * (n / 3)] = s * 0x1p1023;
+    memset(out, 0xa5, (size_t)n * 8); /* poison: every value must be written */
+    tally_scan_options o;
+    tally_scan_options_init(&o);
+    o.exclusive = excl;
+    tally_array in = tally_array_1d(x, TALLY_F64, n), ou = tally_array_1d(out, TALLY_F64, n);
+    tally_status st = tally_scan(R->ctx, TALLY_SUM, &in, NULL, &ou, &o);
+    tt_scan_spec spec = {TALLY_SUM, TALLY_F64, TALLY_ACCURACY_DEFAULT, TALLY_NAN_PROPAGATE, excl, NULL};
+    char why[300] = "";
+    double worst = 0;
+    if (st != TALLY_OK)
+      tc_fail(R, "case=%" PRIu64 " scan near overflow n=%" PRId64 ": %s: %s", id, n, tally_status_name(st),
+              tally_errmsg(R->ctx));
+    else if (!tt_scan_check(&spec, x, NULL, n, NULL, out, &worst, why, sizeof why))
+      tc_fail(R, "case=%" PRIu64 " scan sum f64 default %s n=%" PRId64 ", %s2^1023, %s2^1005, %s2^1023: %s",
+              id, excl ? "exclusive" : "inclusive", n, neg ? "-" : "", neg ? "" : "-", neg ? "-" : "", why);
+    free(out);
+    free(x);
+  }
+}
+
 /* Device arrays (tally_mem_alloc): scanned in place on the device, or skipped (counted)
  * where the backend says it cannot yet. */
 static void device_arrays(tc_run *R) {
@@ -870,6 +908,7 @@ void tc_group_scan(tc_run *R) {
   threads(R);
   stash_heads(R);
   overflow(R);
+  near_overflow(R);
   device_arrays(R);
   user(R);
 }

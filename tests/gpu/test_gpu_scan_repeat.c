@@ -1,7 +1,8 @@
 /* test_gpu_scan_repeat: a GPU scan gives the same bits every run (SEMANTICS.md, scans,
  * "Backends"). The carries of f64 sums, products and AFFINE are not exact; their grouping
  * is fixed by the tile numbers alone (the tree of src/gpu/scan.clh), not by which tiles
- * happen to be done when a tile looks back. Each case scans thousands of tiles (far more
+ * happen to be done when a tile looks back, or (the compensated f64 sum's bins) they are
+ * one function of the tiles' totals in any grouping. Each case scans thousands of tiles (far more
  * than the GPU holds at once, so tiles finish out of order) several times, the output
  * poisoned before each run, and compares every output's bits with the first run's; and
  * checks every output against a long double reference (a scan that wrote garbage the same
@@ -19,7 +20,8 @@
 
 enum { RUNS = 4 };
 /* 1,229-6,145 tiles of each case's shape (src/cuda/scan.c): by default the radix-32 tree of
- * carries for all but f64 AFFINE, whose 6,145 tiles take the binary indexed tree. */
+ * carries for all but f64 AFFINE, whose 6,145 tiles take the binary indexed tree, and the
+ * compensated f64 sum, which carries in bins. */
 static const int64_t N = 3 * (INT64_C(1) << 22) + 77;
 
 typedef struct {
