@@ -734,6 +734,27 @@ static void stash_heads(tc_run *R) {
  * such elements totals below 2^1023), which only a check of the lanes' last values
  * catches (a kernel without it gave NaN). In place too, inclusive and exclusive, both
  * accuracies, one thread and the threaded passes (above WAKE_BYTES). */
+/* tally_scan's SUM of n f64 from x into out (x itself where in place; copy: the input as it
+ * was), in `acc`, checked against the exact prefix; a failure names the case by `what`. */
+static void f64_sum_checked(tc_run *R, uint64_t id, double *x, const double *copy, double *out, int64_t n,
+                            int excl, tally_accuracy acc, const char *what) {
+  tally_scan_options o;
+  tally_scan_options_init(&o);
+  o.exclusive = excl;
+  o.accuracy = acc;
+  tally_array in = tally_array_1d(x, TALLY_F64, n), ou = tally_array_1d(out, TALLY_F64, n);
+  tally_status st = tally_scan(R->ctx, TALLY_SUM, &in, NULL, &ou, &o);
+  tt_scan_spec spec = {TALLY_SUM, TALLY_F64, acc, TALLY_NAN_PROPAGATE, excl, NULL};
+  char why[300] = "";
+  double worst = 0;
+  if (st != TALLY_OK)
+    tc_fail(R, "case=%" PRIu64 " scan sum f64 n=%" PRId64 " %s: %s: %s", id, n, what, tally_status_name(st),
+            tally_errmsg(R->ctx));
+  else if (!tt_scan_check(&spec, copy, NULL, n, NULL, out, &worst, why, sizeof why))
+    tc_fail(R, "case=%" PRIu64 " scan sum f64 %s %s n=%" PRId64 " %s: %s", id,
+            acc == TALLY_ACCURACY_FAST ? "fast" : "default", excl ? "exclusive" : "inclusive", n, what, why);
+}
+
 static void overflow(tc_run *R) {
   static const int64_t ns[] = {3000, ((int64_t)1 << 20) + 77};
   for (int k = 0; k < 32; k++) {
@@ -748,22 +769,9 @@ static void overflow(tc_run *R) {
     double *out = inplace ? x : tc_alloc((size_t)n * 8);
     for (int64_t i = 0; i < n; i++) x[i] = copy[i] = (neg ? -0x1p1014 : 0x1p1014) * (1 + tt_rng_unit(&rng));
     if (!inplace) memset(out, 0xa5, (size_t)n * 8); /* poison: every value must be written */
-    tally_scan_options o;
-    tally_scan_options_init(&o);
-    o.exclusive = excl;
-    o.accuracy = acc;
-    tally_array in = tally_array_1d(x, TALLY_F64, n), ou = tally_array_1d(out, TALLY_F64, n);
-    tally_status st = tally_scan(R->ctx, TALLY_SUM, &in, NULL, &ou, &o);
-    tt_scan_spec spec = {TALLY_SUM, TALLY_F64, acc, TALLY_NAN_PROPAGATE, excl, NULL};
-    char why[300] = "";
-    double worst = 0;
-    if (st != TALLY_OK)
-      tc_fail(R, "case=%" PRIu64 " scan overflow n=%" PRId64 ": %s: %s", id, n, tally_status_name(st),
-              tally_errmsg(R->ctx));
-    else if (!tt_scan_check(&spec, copy, NULL, n, NULL, out, &worst, why, sizeof why))
-      tc_fail(R, "case=%" PRIu64 " scan sum f64 %s %s n=%" PRId64 " %s, elements ~%s2^1014: %s", id,
-              acc == TALLY_ACCURACY_FAST ? "fast" : "default", excl ? "exclusive" : "inclusive", n,
-              inplace ? "in place" : "out of place", neg ? "-" : "+", why);
+    char what[64];
+    snprintf(what, sizeof what, "%s, elements ~%s2^1014", inplace ? "in place" : "out of place", neg ? "-" : "+");
+    f64_sum_checked(R, id, x, copy, out, n, excl, acc, what);
     free(copy);
     if (!inplace) free(out);
     free(x);
@@ -789,20 +797,9 @@ static void near_overflow(tc_run *R) {
     x[n / 3] = -s * 0x1p1005;
     x[2 * (n / 3)] = s * 0x1p1023;
     memset(out, 0xa5, (size_t)n * 8); /* poison: every value must be written */
-    tally_scan_options o;
-    tally_scan_options_init(&o);
-    o.exclusive = excl;
-    tally_array in = tally_array_1d(x, TALLY_F64, n), ou = tally_array_1d(out, TALLY_F64, n);
-    tally_status st = tally_scan(R->ctx, TALLY_SUM, &in, NULL, &ou, &o);
-    tt_scan_spec spec = {TALLY_SUM, TALLY_F64, TALLY_ACCURACY_DEFAULT, TALLY_NAN_PROPAGATE, excl, NULL};
-    char why[300] = "";
-    double worst = 0;
-    if (st != TALLY_OK)
-      tc_fail(R, "case=%" PRIu64 " scan near overflow n=%" PRId64 ": %s: %s", id, n, tally_status_name(st),
-              tally_errmsg(R->ctx));
-    else if (!tt_scan_check(&spec, x, NULL, n, NULL, out, &worst, why, sizeof why))
-      tc_fail(R, "case=%" PRIu64 " scan sum f64 default %s n=%" PRId64 ", %s2^1023, %s2^1005, %s2^1023: %s",
-              id, excl ? "exclusive" : "inclusive", n, neg ? "-" : "", neg ? "" : "-", neg ? "-" : "", why);
+    char what[64];
+    snprintf(what, sizeof what, "%s2^1023, %s2^1005, %s2^1023", neg ? "-" : "", neg ? "" : "-", neg ? "-" : "");
+    f64_sum_checked(R, id, x, x, out, n, excl, TALLY_ACCURACY_DEFAULT, what);
     free(out);
     free(x);
   }
